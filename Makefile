@@ -1,0 +1,31 @@
+# Two commands on a fresh machine: `make run` and `make test`. Both install
+# what they need (Go modules, libchdb from its npm package).
+
+GO          ?= go
+CHDB_DIR    := $(CURDIR)/.cache/chdb
+export CHDB_LIB_PATH := $(CHDB_DIR)/libchdb.so
+DATA        ?= data
+TEST_TIMEOUT ?= 25m
+
+.PHONY: all deps build run test demo bench clean
+
+all: build
+
+deps: $(CHDB_LIB_PATH).ok
+	$(GO) mod download
+
+$(CHDB_LIB_PATH).ok: scripts/install-libchdb.sh
+	scripts/install-libchdb.sh $(CHDB_DIR)
+
+build: deps
+	$(GO) build -o bin/docket ./cmd/docket
+
+run: build
+	bin/docket dev --data $(DATA)
+
+test: deps
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+clean:
+	rm -rf bin

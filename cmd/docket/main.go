@@ -1,0 +1,28 @@
+// Command docket is the Docket distribution: the evidence collector and the
+// tools around its ledger. It only wires; the work lives in the packages.
+package main
+
+import (
+	"log/slog"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	root := &cobra.Command{
+		Use:           "docket",
+		Short:         "Evidence collector and ledger for LLM applications",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       version,
+	}
+	root.AddCommand(collectorCommand(), devCommand(), uiCommand(), exportCommand())
+	if err := root.Execute(); err != nil {
+		slog.Error("docket failed", "err", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,230 @@
+package collector_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+)
+
+// docketBinary builds the docket command once per test run.
+func docketBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "docket")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/docketlabs/docket/cmd/docket")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build docket: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
+}
+
+// collectorProc is a docket collector subprocess on test ports.
+type collectorProc struct {
+	t        *testing.T
+	bin, dir string
+	env      []string
+	otlpURL  string
+	apiURL   string
+	cmd      *exec.Cmd
+	log      *os.File
+}
+
+func newCollectorProc(t *testing.T, bin string) *collectorProc {
+	dir := t.TempDir()
+	otlp, api := freePort(t), freePort(t)
+	log, err := os.Create(filepath.Join(dir, "collector.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { log.Close() })
+	return &collectorProc{
+		t: t, bin: bin, dir: dir, log: log,
+		env:     append(os.Environ(), "E2E_DATA="+dir, "E2E_OTLP_PORT="+otlp, "E2E_API_PORT="+api),
+		otlpURL: "http://127.0.0.1:" + otlp + "/v1/traces",
+		apiURL:  "http://127.0.0.1:" + api,
+	}
+}
+
+func (p *collectorProc) start() {
+	p.t.Helper()
+	cfg, _ := filepath.Abs("testdata/ledger-e2e.yaml")
+	p.cmd = exec.Command(p.bin, "collector", "--config", "file:"+cfg)
+	p.cmd.Env = p.env
+	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
+	if err := p.cmd.Start(); err != nil {
+		p.t.Fatal(err)
+	}
+	p.t.Cleanup(func() { p.signal(syscall.SIGKILL) })
+}
+
+func (p *collectorProc) signal(sig syscall.Signal) {
+	if p.cmd == nil || p.cmd.Process == nil {
+		return
+	}
+	_ = p.cmd.Process.Signal(sig)
+	_ = p.cmd.Wait()
+	p.cmd = nil
+}
+
+func (p *collectorProc) stats() (calls, distinct, stored uint64, err error) {
+	resp, err := http.Get(p.apiURL + "/api/v1/ledger/stats")
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer resp.Body.Close()
+	var s struct{ Calls, Distinct_calls, Stored_rows uint64 }
+	if resp.StatusCode != http.StatusOK {
+		return 0, 0, 0, fmt.Errorf("stats: %s", resp.Status)
+	}
+	err = json.NewDecoder(resp.Body).Decode(&s)
+	return s.Calls, s.Distinct_calls, s.Stored_rows, err
+}
+
+// waitCalls polls until the ledger holds want calls, then checks it stays
+// there (no late duplicates).
+func (p *collectorProc) waitCalls(want uint64, timeout time.Duration) {
+	p.t.Helper()
+	deadline := time.Now().Add(timeout)
+	var calls, distinct, stored uint64
+	var err error
+	for time.Now().Before(deadline) {
+		calls, distinct, stored, err = p.stats()
+		if err == nil && calls >= want {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	calls, distinct, stored, err = p.stats()
+	if err != nil || calls != want || distinct != want {
+		p.t.Fatalf("ledger holds calls=%d distinct=%d (stored rows %d, err %v); want exactly %d\nlog: %s", calls, distinct, stored, err, want, p.dir)
+	}
+	p.t.Logf("ledger: %d calls, %d distinct, %d physical rows (redelivered rows collapse on merge)", calls, distinct, stored)
+}
+
+// callBatches makes n LLM call spans in batches of random size, with the
+// inputs the ledger must survive: missing usage, unknown models, invalid
+// UTF-8, NUL bytes and one 10 MB attribute.
+func callBatches(n int, rng *rand.Rand) []ptrace.Traces {
+	var out []ptrace.Traces
+	for i := 0; i < n; {
+		size := 1 + rng.IntN(400)
+		if i == n/2 {
+			size = 1 // the 10 MB span travels alone
+		}
+		td := ptrace.NewTraces()
+		rs := td.ResourceSpans().AppendEmpty()
+		rs.Resource().Attributes().PutStr("service.name", "e2e")
+		spans := rs.ScopeSpans().AppendEmpty().Spans()
+		for j := 0; j < size && i < n; j, i = j+1, i+1 {
+			s := spans.AppendEmpty()
+			var tid [16]byte
+			copy(tid[:], fmt.Sprintf("%016x", i))
+			s.SetTraceID(pcommon.TraceID(tid))
+			s.SetSpanID(pcommon.SpanID{0xaa, byte(i >> 16), byte(i >> 8), byte(i), 1, 2, 3, 4})
+			now := time.Now()
+			s.SetStartTimestamp(pcommon.NewTimestampFromTime(now.Add(-time.Second)))
+			s.SetEndTimestamp(pcommon.NewTimestampFromTime(now))
+			s.SetName("chat")
+			a := s.Attributes()
+			a.PutStr("gen_ai.operation.name", "chat")
+			a.PutStr("gen_ai.provider.name", "openai")
+			a.PutStr("gen_ai.request.model", "gpt-4o-mini")
+			a.PutStr("gen_ai.response.model", "gpt-4o-mini-2024-07-18")
+			a.PutStr("gen_ai.response.id", fmt.Sprintf("chatcmpl-%d", i))
+			switch i % 10 {
+			case 1: // usage missing
+			case 2:
+				a.PutStr("gen_ai.response.model", "model-nobody-prices")
+				fallthrough
+			default:
+				a.PutInt("gen_ai.usage.input_tokens", int64(100+i%50))
+				a.PutInt("gen_ai.usage.output_tokens", int64(20+i%7))
+			}
+			if i%97 == 0 {
+				a.PutStr("gen_ai.response.id", "bad\xff\xfe-utf8\x00nul")
+			}
+			if i == n/2 {
+				a.PutStr("gen_ai.request.huge", strings.Repeat("x", 10<<20))
+			}
+		}
+		out = append(out, td)
+	}
+	return out
+}
+
+// send posts a batch until the collector accepts it; a batch the collector
+// died while receiving is sent again, as an SDK's retry would.
+func send(t *testing.T, url string, td ptrace.Traces) {
+	t.Helper()
+	body, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		resp, err := http.Post(url, "application/x-protobuf", bytes.NewReader(body))
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+			if resp.StatusCode == http.StatusBadRequest {
+				t.Fatalf("collector rejected a batch: %s", resp.Status)
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("collector did not accept a batch within 2m: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func TestLedgerKeepsEveryCallAcrossKills(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the collector")
+	}
+	const calls = 10000
+	p := newCollectorProc(t, docketBinary(t))
+	p.start()
+	batches := callBatches(calls, rand.New(rand.NewPCG(1, 2)))
+	kills := map[int]bool{len(batches) / 4: true, len(batches) / 2: true, 3 * len(batches) / 4: true}
+	for i, td := range batches {
+		if kills[i] {
+			// Kill between acceptance and insert: accepted batches sit in
+			// the persistent queue, and this batch's send races the kill.
+			done := make(chan struct{})
+			go func() { send(t, p.otlpURL, td); close(done) }()
+			time.Sleep(time.Duration(rand.IntN(30)) * time.Millisecond)
+			p.signal(syscall.SIGKILL)
+			p.start()
+			<-done
+			continue
+		}
+		send(t, p.otlpURL, td)
+	}
+	p.waitCalls(calls, 3*time.Minute)
+}

@@ -1,0 +1,90 @@
+// Package backend chooses and opens the ledger's storage engine from
+// configuration: the embedded chDB engine (default) or a ClickHouse server.
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"go.opentelemetry.io/collector/config/configopaque"
+
+	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/chdbengine"
+	"github.com/docketlabs/docket/ledger/chserver"
+)
+
+// DefaultEmbeddedPath is where the embedded ledger lives when nothing is
+// configured.
+var DefaultEmbeddedPath = filepath.Join("data", "ledger")
+
+// Config selects one engine. Empty means the embedded engine at
+// DefaultEmbeddedPath.
+type Config struct {
+	Embedded   *EmbeddedConfig   `mapstructure:"embedded"`
+	ClickHouse *ClickHouseConfig `mapstructure:"clickhouse"`
+}
+
+// EmbeddedConfig is the in-process chDB engine.
+type EmbeddedConfig struct {
+	// Path is the data directory; one process may own it at a time.
+	Path string `mapstructure:"path"`
+}
+
+// ClickHouseConfig is a ClickHouse server or cluster.
+type ClickHouseConfig struct {
+	// DSN, e.g. clickhouse://docket:secret@ch:9440/docket?secure=true.
+	DSN configopaque.String `mapstructure:"dsn"`
+	// AllowUnauthenticated permits a DSN without a password.
+	AllowUnauthenticated bool `mapstructure:"allow_unauthenticated"`
+}
+
+// Validate checks that at most one engine is chosen and it is complete.
+func (c Config) Validate() error {
+	if c.Embedded != nil && c.ClickHouse != nil {
+		return errors.New("storage: choose one of embedded and clickhouse")
+	}
+	if c.ClickHouse != nil && c.ClickHouse.DSN == "" {
+		return errors.New("storage: clickhouse.dsn is required")
+	}
+	return nil
+}
+
+// EmbeddedPath is the data directory of the embedded engine, or "" when a
+// server is configured.
+func (c Config) EmbeddedPath() string {
+	if c.ClickHouse != nil {
+		return ""
+	}
+	if c.Embedded != nil && c.Embedded.Path != "" {
+		return c.Embedded.Path
+	}
+	return DefaultEmbeddedPath
+}
+
+// Open opens the engine and applies pending migrations.
+func Open(ctx context.Context, c Config) (*ledger.Store, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	var store *ledger.Store
+	if c.ClickHouse != nil {
+		eng, err := chserver.Open(ctx, string(c.ClickHouse.DSN), c.ClickHouse.AllowUnauthenticated)
+		if err != nil {
+			return nil, err
+		}
+		store = ledger.NewStore(eng)
+	} else {
+		eng, err := chdbengine.Open(c.EmbeddedPath())
+		if err != nil {
+			return nil, err
+		}
+		store = ledger.NewStore(eng)
+	}
+	if err := store.Migrate(ctx); err != nil {
+		store.Engine().Close()
+		return nil, fmt.Errorf("storage: %w", err)
+	}
+	return store, nil
+}

@@ -1,0 +1,82 @@
+package chdbengine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestMain(m *testing.M) {
+	if err := loadLibrary(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+func TestExecQueryAndSharing(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	e, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+
+	if _, err := Open(t.TempDir()); err == nil || !strings.Contains(err.Error(), "one data directory per process") {
+		t.Fatalf("second directory: got %v, want refusal", err)
+	}
+	e2, err := Open(dir)
+	if err != nil {
+		t.Fatalf("second reference to the same dir: %v", err)
+	}
+
+	if err := e.Exec(ctx, "CREATE TABLE t (k String, n Nullable(Int64)) ENGINE = MergeTree ORDER BY k"); err != nil {
+		t.Fatal(err)
+	}
+	// Enough rows that the result arrives in several chunks.
+	if err := e.Exec(ctx, "INSERT INTO t SELECT concat('key-', toString(number)), if(number % 2 = 0, NULL, number) FROM numbers(200000)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var n, nulls int
+	err = e.QueryJSON(ctx, "SELECT k, n FROM t ORDER BY k", func(row []byte) error {
+		var r struct {
+			K string
+			N *int64
+		}
+		if err := json.Unmarshal(row, &r); err != nil {
+			return fmt.Errorf("row %d %q: %w", n, row, err)
+		}
+		if !strings.HasPrefix(r.K, "key-") {
+			return fmt.Errorf("row %d: bad key %q", n, r.K)
+		}
+		if r.N == nil {
+			nulls++
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 200000 || nulls != 100000 {
+		t.Fatalf("got %d rows, %d nulls; want 200000, 100000", n, nulls)
+	}
+
+	if err := e.Exec(ctx, "SELECT * FROM no_such_table"); err == nil || !strings.Contains(err.Error(), "no_such_table") {
+		t.Fatalf("bad query: got %v", err)
+	}
+	var first int
+	err = e.QueryJSON(ctx, "SELECT number FROM numbers(10)", func([]byte) error { first++; return errStopForTest })
+	if err == nil || first != 1 {
+		t.Fatalf("callback error: got %v after %d rows", err, first)
+	}
+}
+
+var errStopForTest = fmt.Errorf("stop")

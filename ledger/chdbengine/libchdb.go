@@ -1,0 +1,151 @@
+package chdbengine
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+)
+
+// The binding to libchdb's C API is loaded on first use, not at program
+// start: the docket binary must run against a ClickHouse server on machines
+// without libchdb, and a missing library must be an error, not a crash.
+
+type chdbConnection struct{ internal unsafe.Pointer }
+type chdbResult struct{ internal unsafe.Pointer }
+
+var lib struct {
+	once sync.Once
+	err  error
+
+	connect       func(argc int, argv []*byte) *chdbConnection
+	closeConn     func(conn *chdbConnection)
+	query         func(conn unsafe.Pointer, query string, format string) *chdbResult
+	streamQuery   func(conn unsafe.Pointer, query string, format string) *chdbResult
+	streamFetch   func(conn unsafe.Pointer, result *chdbResult) *chdbResult
+	streamCancel  func(conn unsafe.Pointer, result *chdbResult)
+	destroyResult func(result *chdbResult)
+	resultBuffer  func(result *chdbResult) *byte
+	resultLen     func(result *chdbResult) uint
+	resultError   func(result *chdbResult) string
+}
+
+// LibraryPath is where libchdb is looked for: CHDB_LIB_PATH, else the
+// conventional system location.
+func LibraryPath() string {
+	if p := os.Getenv("CHDB_LIB_PATH"); p != "" {
+		return p
+	}
+	return "/usr/local/lib/libchdb.so"
+}
+
+func loadLibrary() error {
+	lib.once.Do(func() {
+		path := LibraryPath()
+		if _, err := os.Stat(path); err != nil {
+			lib.err = fmt.Errorf("chdbengine: libchdb not found at %q (set CHDB_LIB_PATH; `make deps` installs it): %w", path, err)
+			return
+		}
+		h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+		if err != nil {
+			lib.err = fmt.Errorf("chdbengine: load %q: %w", path, err)
+			return
+		}
+		defer func() {
+			// RegisterLibFunc panics on a missing symbol (an incompatible
+			// libchdb version).
+			if r := recover(); r != nil {
+				lib.err = fmt.Errorf("chdbengine: %q lacks the chdb C API: %v", path, r)
+			}
+		}()
+		purego.RegisterLibFunc(&lib.connect, h, "chdb_connect")
+		purego.RegisterLibFunc(&lib.closeConn, h, "chdb_close_conn")
+		purego.RegisterLibFunc(&lib.query, h, "chdb_query")
+		purego.RegisterLibFunc(&lib.streamQuery, h, "chdb_stream_query")
+		purego.RegisterLibFunc(&lib.streamFetch, h, "chdb_stream_fetch_result")
+		purego.RegisterLibFunc(&lib.streamCancel, h, "chdb_stream_cancel_query")
+		purego.RegisterLibFunc(&lib.destroyResult, h, "chdb_destroy_query_result")
+		purego.RegisterLibFunc(&lib.resultBuffer, h, "chdb_result_buffer")
+		purego.RegisterLibFunc(&lib.resultLen, h, "chdb_result_length")
+		purego.RegisterLibFunc(&lib.resultError, h, "chdb_result_error")
+	})
+	return lib.err
+}
+
+// conn is one chDB connection (the library allows one per process).
+type conn struct{ c *chdbConnection }
+
+func connect(dir string) (*conn, error) {
+	if err := loadLibrary(); err != nil {
+		return nil, err
+	}
+	args := []string{"clickhouse", "--path=" + dir}
+	argv := make([]*byte, len(args))
+	for i, a := range args {
+		b := append([]byte(a), 0)
+		argv[i] = &b[0]
+	}
+	c := lib.connect(len(argv), argv)
+	if c == nil {
+		return nil, fmt.Errorf("chdbengine: connect to %q failed (is another process using this directory?)", dir)
+	}
+	return &conn{c: c}, nil
+}
+
+func (c *conn) close() { lib.closeConn(c.c) }
+
+// exec runs a statement and discards its output.
+func (c *conn) exec(query string) error {
+	r := lib.query(c.c.internal, query, "Null")
+	if r == nil {
+		return errors.New("chdbengine: query returned no result")
+	}
+	defer lib.destroyResult(r)
+	if msg := lib.resultError(r); msg != "" {
+		return errors.New(msg)
+	}
+	return nil
+}
+
+// stream runs a query and calls fn with each output chunk in format.
+func (c *conn) stream(query, format string, fn func(chunk []byte) error) error {
+	s := lib.streamQuery(c.c.internal, query, format)
+	if s == nil {
+		return errors.New("chdbengine: stream query returned no result")
+	}
+	done := false
+	defer func() {
+		if !done {
+			lib.streamCancel(c.c.internal, s)
+		}
+		lib.destroyResult(s)
+	}()
+	if msg := lib.resultError(s); msg != "" {
+		return errors.New(msg)
+	}
+	for {
+		chunk := lib.streamFetch(c.c.internal, s)
+		if chunk == nil {
+			done = true
+			return nil
+		}
+		if msg := lib.resultError(chunk); msg != "" {
+			lib.destroyResult(chunk)
+			return errors.New(msg)
+		}
+		n := int(lib.resultLen(chunk))
+		if n == 0 {
+			lib.destroyResult(chunk)
+			done = true
+			return nil
+		}
+		err := fn(unsafe.Slice(lib.resultBuffer(chunk), n))
+		lib.destroyResult(chunk)
+		if err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,27 @@
+// Package engine is the narrow seam between the ledger and a ClickHouse
+// engine: the embedded chDB library or a ClickHouse server. Both run the same
+// SQL from the queries package; results come back as one JSON object per row,
+// which both engines produce natively, so no driver-specific scanning leaks
+// into the ledger.
+package engine
+
+import (
+	"context"
+	"errors"
+)
+
+// Engine executes ClickHouse SQL. Implementations must be safe for concurrent
+// use; the embedded engine serializes internally.
+type Engine interface {
+	// Exec runs a statement that returns no rows (DDL, INSERT with inline data).
+	Exec(ctx context.Context, query string) error
+	// QueryJSON runs a SELECT and calls fn with each row as one JSON object.
+	// The slice is only valid during the call.
+	QueryJSON(ctx context.Context, query string, fn func(row []byte) error) error
+	// Close releases the engine.
+	Close() error
+}
+
+// ErrStop may be returned by a QueryJSON callback to end iteration early
+// without an error.
+var ErrStop = errors.New("engine: stop iteration")

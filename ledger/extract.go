@@ -1,0 +1,529 @@
+package ledger
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/docketlabs/docket/ledger/pricing"
+)
+
+// Limits on what a row keeps of one attribute value. Attributes can be
+// megabytes; the ledger keeps identifiers and parameters, not payloads.
+const (
+	maxIDLen      = 512
+	maxParamLen   = 256
+	maxQueryLen   = 64 << 10
+	maxListItems  = 64
+	maxDocuments  = 256
+	maxParamsKept = 32
+)
+
+// Extractor builds ledger rows from spans.
+type Extractor struct {
+	// TenantAttribute is the resource attribute naming the tenant.
+	TenantAttribute string
+	// DefaultTenant is used when the resource has no tenant attribute.
+	DefaultTenant string
+	// Prices prices the calls; nil leaves every cost unknown_model.
+	Prices *pricing.Table
+}
+
+// inferenceOperations are the gen_ai.operation.name values of a model call.
+// Agent, tool and retrieval spans wrap or feed calls but are not calls.
+var inferenceOperations = map[string]bool{
+	"chat": true, "text_completion": true, "generate_content": true, "embeddings": true,
+	"completion": true, "create_embeddings": true,
+}
+
+var notCallOperations = map[string]bool{
+	"execute_tool": true, "invoke_agent": true, "create_agent": true, "retrieval": true,
+	"invoke_workflow": true,
+}
+
+// IsLLMCall reports whether a span is an LLM call per the GenAI conventions:
+// an inference operation, an unknown operation that names a model, or a span
+// of an older instrumentation that carries only gen_ai.system and a model.
+func IsLLMCall(attrs pcommon.Map) bool {
+	hasModel := has(attrs, "gen_ai.request.model") || has(attrs, "gen_ai.response.model")
+	if op, ok := attrs.Get("gen_ai.operation.name"); ok {
+		name := op.AsString()
+		if inferenceOperations[name] {
+			return true
+		}
+		if notCallOperations[name] {
+			return false
+		}
+		return hasModel
+	}
+	return has(attrs, "gen_ai.system") && (hasModel || has(attrs, "gen_ai.usage.input_tokens") || has(attrs, "gen_ai.usage.prompt_tokens"))
+}
+
+// Evidence category of a span that is not an LLM call, or "" if the span is
+// not evidence.
+func evidenceCategory(attrs pcommon.Map) string {
+	if op, ok := attrs.Get("gen_ai.operation.name"); ok && op.AsString() == "retrieval" || has(attrs, "gen_ai.retrieval.documents") {
+		return "retrieval"
+	}
+	if has(attrs, "db.system.name") || has(attrs, "db.system") || has(attrs, "db.query.text") || has(attrs, "db.statement") {
+		return "db"
+	}
+	if has(attrs, "gen_ai.operation.name") {
+		return "genai"
+	}
+	return ""
+}
+
+// Tenant returns the tenant of a resource.
+func (x *Extractor) Tenant(res pcommon.Resource) string {
+	if v, ok := res.Attributes().Get(x.TenantAttribute); ok {
+		if s := v.AsString(); s != "" && len(s) <= maxIDLen && utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
+			return s
+		}
+	}
+	return x.DefaultTenant
+}
+
+// issues collects problems with attribute values for the row's
+// attribute_issues column, so bad input is visible instead of silently
+// repaired.
+type issues []string
+
+func (is *issues) add(kind, key string) { *is = append(*is, kind+":"+key) }
+
+// clean makes s storable: valid UTF-8, no NUL bytes, at most max bytes.
+func (is *issues) clean(key, s string, max int) string {
+	if !utf8.ValidString(s) {
+		is.add("invalid_utf8", key)
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		is.add("nul_bytes", key)
+		s = strings.ReplaceAll(s, "\x00", "")
+	}
+	if len(s) > max {
+		is.add("truncated", key)
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut]
+	}
+	return s
+}
+
+func (is *issues) str(attrs pcommon.Map, key string, max int) string {
+	v, ok := attrs.Get(key)
+	if !ok {
+		return ""
+	}
+	return is.clean(key, v.AsString(), max)
+}
+
+func (is *issues) firstStr(attrs pcommon.Map, max int, keys ...string) string {
+	for _, k := range keys {
+		if s := is.str(attrs, k, max); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// int64Attr reads an integer that may arrive as int, integral double or
+// decimal string. Anything else is an issue and NULL, never 0.
+func (is *issues) int64Attr(attrs pcommon.Map, keys ...string) *int64 {
+	for _, key := range keys {
+		v, ok := attrs.Get(key)
+		if !ok {
+			continue
+		}
+		switch v.Type() {
+		case pcommon.ValueTypeInt:
+			n := v.Int()
+			return &n
+		case pcommon.ValueTypeDouble:
+			f := v.Double()
+			if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+				n := int64(f)
+				return &n
+			}
+		case pcommon.ValueTypeStr:
+			if n, err := strconv.ParseInt(strings.TrimSpace(v.Str()), 10, 64); err == nil {
+				return &n
+			}
+		}
+		is.add("not_an_integer", key)
+		return nil
+	}
+	return nil
+}
+
+func (is *issues) float64Attr(attrs pcommon.Map, key string) *float64 {
+	v, ok := attrs.Get(key)
+	if !ok {
+		return nil
+	}
+	switch v.Type() {
+	case pcommon.ValueTypeDouble:
+		if f := v.Double(); !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return &f
+		}
+	case pcommon.ValueTypeInt:
+		f := float64(v.Int())
+		return &f
+	case pcommon.ValueTypeStr:
+		if f, err := strconv.ParseFloat(strings.TrimSpace(v.Str()), 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return &f
+		}
+	}
+	is.add("not_a_number", key)
+	return nil
+}
+
+// strList reads a string array attribute (or a JSON array in a string, as
+// some SDKs send slices).
+func (is *issues) strList(attrs pcommon.Map, key string) []string {
+	v, ok := attrs.Get(key)
+	if !ok {
+		return []string{}
+	}
+	var raw []string
+	switch v.Type() {
+	case pcommon.ValueTypeSlice:
+		s := v.Slice()
+		for i := 0; i < s.Len(); i++ {
+			raw = append(raw, s.At(i).AsString())
+		}
+	case pcommon.ValueTypeStr:
+		if err := json.Unmarshal([]byte(v.Str()), &raw); err != nil {
+			raw = []string{v.Str()}
+		}
+	default:
+		raw = []string{v.AsString()}
+	}
+	if len(raw) > maxListItems {
+		is.add("truncated", key)
+		raw = raw[:maxListItems]
+	}
+	out := make([]string, len(raw))
+	for i, s := range raw {
+		out[i] = is.clean(key, s, maxParamLen)
+	}
+	return out
+}
+
+func has(attrs pcommon.Map, key string) bool {
+	_, ok := attrs.Get(key)
+	return ok
+}
+
+func statusOf(s ptrace.Status) string {
+	switch s.Code() {
+	case ptrace.StatusCodeOk:
+		return StatusOK
+	case ptrace.StatusCodeError:
+		return StatusError
+	}
+	return StatusUnset
+}
+
+// spanBase is what every stored span shares.
+type spanBase struct {
+	tenant, traceID, spanID, parentSpanID, service, name string
+	start, end                                           time.Time
+}
+
+func (x *Extractor) base(res pcommon.Resource, span ptrace.Span, is *issues) spanBase {
+	b := spanBase{
+		tenant:  x.Tenant(res),
+		traceID: span.TraceID().String(),
+		spanID:  span.SpanID().String(),
+		name:    is.clean("span.name", span.Name(), maxIDLen),
+		start:   span.StartTimestamp().AsTime().UTC(),
+		end:     span.EndTimestamp().AsTime().UTC(),
+	}
+	if !span.ParentSpanID().IsEmpty() {
+		b.parentSpanID = span.ParentSpanID().String()
+	}
+	if v, ok := res.Attributes().Get("service.name"); ok {
+		b.service = is.clean("service.name", v.AsString(), maxIDLen)
+	}
+	return b
+}
+
+// Call builds the ledger row of an LLM call span.
+func (x *Extractor) Call(res pcommon.Resource, span ptrace.Span, ingestedAt time.Time) Call {
+	attrs := span.Attributes()
+	var is issues
+	b := x.base(res, span, &is)
+	c := Call{
+		Tenant: b.tenant, TraceID: b.traceID, SpanID: b.spanID, ParentSpanID: b.parentSpanID,
+		ServiceName: b.service, SpanName: b.name, StartTime: b.start, EndTime: b.end,
+		DurationMS:    durationMS(b.start, b.end),
+		Operation:     is.str(attrs, "gen_ai.operation.name", maxIDLen),
+		Provider:      is.firstStr(attrs, maxIDLen, "gen_ai.provider.name", "gen_ai.system"),
+		RequestModel:  is.str(attrs, "gen_ai.request.model", maxIDLen),
+		ResponseModel: is.str(attrs, "gen_ai.response.model", maxIDLen),
+		ResponseID:    is.str(attrs, "gen_ai.response.id", maxIDLen),
+		FinishReasons: is.strList(attrs, "gen_ai.response.finish_reasons"),
+		Status:        statusOf(span.Status()),
+		ErrorType:     is.str(attrs, "error.type", maxIDLen),
+		HTTPStatus:    is.int64Attr(attrs, "http.response.status_code", "http.status_code"),
+		RetryAttempt:  is.int64Attr(attrs, "http.request.resend_count", "gen_ai.request.retry_attempt"),
+		Temperature:   is.float64Attr(attrs, "gen_ai.request.temperature"),
+		TopP:          is.float64Attr(attrs, "gen_ai.request.top_p"),
+		TopK:          is.float64Attr(attrs, "gen_ai.request.top_k"),
+		MaxTokens:     is.int64Attr(attrs, "gen_ai.request.max_tokens"),
+		Seed:          is.int64Attr(attrs, "gen_ai.request.seed"),
+		StopSequences: is.strList(attrs, "gen_ai.request.stop_sequences"),
+		EndUserRef:    is.str(attrs, "enduser.pseudo.id", maxIDLen),
+		IngestedAt:    ingestedAt,
+	}
+	if c.Operation == "" && has(attrs, "gen_ai.system") {
+		c.Operation = is.str(attrs, "llm.request.type", maxIDLen)
+	}
+	if ttft := is.float64Attr(attrs, "gen_ai.response.time_to_first_chunk"); ttft != nil {
+		ms := *ttft * 1000
+		c.TTFTMS = &ms
+	}
+	c.InputTokens = is.int64Attr(attrs, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
+	c.OutputTokens = is.int64Attr(attrs, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")
+	c.CacheReadTokens = is.int64Attr(attrs, "gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens")
+	c.CacheWriteTokens = is.int64Attr(attrs, "gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_creation_input_tokens")
+	c.ReasoningTokens = is.int64Attr(attrs, "gen_ai.usage.reasoning.output_tokens")
+	switch {
+	case c.InputTokens != nil && (c.OutputTokens != nil || c.Operation == pricing.OperationEmbeddings):
+		c.UsageSource = UsageReported
+	case c.InputTokens != nil || c.OutputTokens != nil:
+		c.UsageSource = UsagePartial
+	default:
+		c.UsageSource = UsageMissing
+	}
+	c.ErrorClass = classifyError(c.Status, c.ErrorType, c.HTTPStatus, c.FinishReasons)
+	c.RequestParams = requestParams(attrs, &is)
+	x.contentColumns(attrs, &c, &is)
+	x.price(&c)
+	if is == nil {
+		is = issues{}
+	}
+	c.AttributeIssues = is
+	return c
+}
+
+func durationMS(start, end time.Time) float64 {
+	if end.Before(start) {
+		return 0
+	}
+	return float64(end.Sub(start)) / float64(time.Millisecond)
+}
+
+// Request parameters with columns of their own; the rest of gen_ai.request.*
+// goes to the request_params map.
+var paramColumns = map[string]bool{
+	"gen_ai.request.model": true, "gen_ai.request.temperature": true, "gen_ai.request.top_p": true,
+	"gen_ai.request.top_k": true, "gen_ai.request.max_tokens": true, "gen_ai.request.seed": true,
+	"gen_ai.request.stop_sequences": true, "gen_ai.request.retry_attempt": true,
+}
+
+func requestParams(attrs pcommon.Map, is *issues) map[string]string {
+	out := map[string]string{}
+	dropped := false
+	attrs.Range(func(k string, v pcommon.Value) bool {
+		if !strings.HasPrefix(k, "gen_ai.request.") || paramColumns[k] {
+			return true
+		}
+		if len(out) == maxParamsKept {
+			dropped = true
+			return false
+		}
+		name := is.clean("request_param_key", strings.TrimPrefix(k, "gen_ai.request."), maxParamLen)
+		out[name] = is.clean(k, v.AsString(), maxParamLen)
+		return true
+	})
+	if dropped {
+		is.add("truncated", "request_params")
+	}
+	return out
+}
+
+// Content attributes the content processor moves to the store, and the
+// reference attributes it leaves.
+var contentKeys = []string{
+	"gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions",
+	"gen_ai.tool.definitions", "gen_ai.prompt", "gen_ai.completion",
+}
+
+// Attribute names of the content processor's output.
+const (
+	AttrInputRef              = "gen_ai.input.messages_ref"
+	AttrOutputRef             = "gen_ai.output.messages_ref"
+	AttrSystemInstructionsRef = "gen_ai.system_instructions_ref"
+	AttrToolDefinitionsRef    = "gen_ai.tool.definitions_ref"
+	AttrContentStatus         = "docket.content.status"
+	AttrContentBytes          = "docket.content.bytes"
+)
+
+func (x *Extractor) contentColumns(attrs pcommon.Map, c *Call, is *issues) {
+	c.InputRef = is.str(attrs, AttrInputRef, maxIDLen)
+	c.OutputRef = is.str(attrs, AttrOutputRef, maxIDLen)
+	c.SystemInstructionsRef = is.str(attrs, AttrSystemInstructionsRef, maxIDLen)
+	c.ToolDefinitionsRef = is.str(attrs, AttrToolDefinitionsRef, maxIDLen)
+	c.ContentStatus = is.str(attrs, AttrContentStatus, maxIDLen)
+	c.ContentBytes = is.int64Attr(attrs, AttrContentBytes)
+	if c.ContentStatus != "" {
+		return
+	}
+	c.ContentStatus = ContentNone
+	onSpan := false
+	attrs.Range(func(k string, _ pcommon.Value) bool {
+		for _, ck := range contentKeys {
+			if k == ck || strings.HasPrefix(k, ck+".") {
+				onSpan = true
+				return false
+			}
+		}
+		return true
+	})
+	if onSpan {
+		c.ContentStatus = ContentOnSpan
+	}
+}
+
+func (x *Extractor) price(c *Call) {
+	if x.Prices == nil {
+		c.CostStatus = string(pricing.StatusUnknownModel)
+		return
+	}
+	model := c.ResponseModel
+	if model == "" {
+		model = c.RequestModel
+	}
+	cost := x.Prices.Cost(c.Provider, model, c.Operation, c.StartTime, pricing.Usage{
+		Input: c.InputTokens, Output: c.OutputTokens, CacheRead: c.CacheReadTokens,
+		CacheWrite: c.CacheWriteTokens, Reasoning: c.ReasoningTokens,
+	})
+	c.CostStatus = string(cost.Status)
+	c.PriceRef = cost.PriceRef
+	if s := cost.String(); s != "" {
+		c.CostUSD = &s
+	}
+}
+
+// Evidence builds the evidence row of a non-call span, or reports false if
+// the span is not evidence.
+func (x *Extractor) Evidence(res pcommon.Resource, span ptrace.Span, ingestedAt time.Time) (EvidenceSpan, bool) {
+	attrs := span.Attributes()
+	category := evidenceCategory(attrs)
+	if category == "" {
+		return EvidenceSpan{}, false
+	}
+	var is issues
+	b := x.base(res, span, &is)
+	e := EvidenceSpan{
+		Tenant: b.tenant, TraceID: b.traceID, SpanID: b.spanID, ParentSpanID: b.parentSpanID,
+		ServiceName: b.service, SpanName: b.name, Kind: strings.ToLower(span.Kind().String()),
+		Category: category, StartTime: b.start, EndTime: b.end, Status: statusOf(span.Status()),
+		DBSystem:     is.firstStr(attrs, maxIDLen, "db.system.name", "db.system"),
+		DBOperation:  is.str(attrs, "db.operation.name", maxIDLen),
+		DBCollection: is.firstStr(attrs, maxIDLen, "db.collection.name", "db.sql.table"),
+		DataSourceID: is.str(attrs, "gen_ai.data_source.id", maxIDLen),
+		Documents:    documents(attrs, &is),
+		IngestedAt:   ingestedAt,
+	}
+	e.DBQueryText, e.DBQueryStatus = queryText(attrs, &is)
+	if is == nil {
+		is = issues{}
+	}
+	e.AttributeIssues = is
+	return e, true
+}
+
+// AttrQuerySanitization is set by the SQL sanitizer on every span whose query
+// text it rewrote. The ledger stores query text only under this marker, so
+// text that may still hold literals never reaches storage.
+const AttrQuerySanitization = "db.query.sanitization"
+
+func queryText(attrs pcommon.Map, is *issues) (*string, string) {
+	key := "db.query.text"
+	v, ok := attrs.Get(key)
+	if !ok {
+		key = "db.statement"
+		if v, ok = attrs.Get(key); !ok {
+			return nil, QueryAbsent
+		}
+	}
+	var mark string
+	if m, ok := attrs.Get(AttrQuerySanitization); ok {
+		mark = m.AsString()
+	}
+	var status string
+	switch mark {
+	case "full":
+		status = QuerySanitized
+	case "partial":
+		status = QueryPartial
+	default:
+		return nil, QueryUnsanitized
+	}
+	s := is.clean(key, v.AsString(), maxQueryLen)
+	return &s, status
+}
+
+// documents reads gen_ai.retrieval.documents: a JSON array (in a string) or
+// an array of maps. The version travels as an extra "version" property.
+func documents(attrs pcommon.Map, is *issues) []Document {
+	const key = "gen_ai.retrieval.documents"
+	v, ok := attrs.Get(key)
+	if !ok {
+		return []Document{}
+	}
+	var raw []map[string]any
+	switch v.Type() {
+	case pcommon.ValueTypeStr:
+		if err := json.Unmarshal([]byte(v.Str()), &raw); err != nil {
+			is.add("invalid_json", key)
+			return []Document{}
+		}
+	case pcommon.ValueTypeSlice:
+		for _, item := range v.Slice().AsRaw() {
+			if m, ok := item.(map[string]any); ok {
+				raw = append(raw, m)
+			}
+		}
+	default:
+		is.add("unsupported_type", key)
+		return []Document{}
+	}
+	if len(raw) > maxDocuments {
+		is.add("truncated", key)
+		raw = raw[:maxDocuments]
+	}
+	out := make([]Document, 0, len(raw))
+	for _, m := range raw {
+		d := Document{ID: is.clean(key+".id", anyString(m["id"]), maxIDLen), Version: is.clean(key+".version", anyString(m["version"]), maxIDLen)}
+		if f, ok := m["score"].(float64); ok && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			d.Score = &f
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func anyString(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return t
+	case float64:
+		return strconv.FormatFloat(t, 'f', -1, 64)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}

@@ -1,0 +1,230 @@
+package ledger
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/docketlabs/docket/ledger/pricing"
+)
+
+func testSpan(attrs map[string]any) (pcommon.Resource, ptrace.Span) {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "support-bot")
+	span := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	span.SetTraceID(pcommon.TraceID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
+	span.SetSpanID(pcommon.SpanID{1, 1, 1, 1, 1, 1, 1, 1})
+	span.SetParentSpanID(pcommon.SpanID{2, 2, 2, 2, 2, 2, 2, 2})
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	span.SetStartTimestamp(pcommon.NewTimestampFromTime(start))
+	span.SetEndTimestamp(pcommon.NewTimestampFromTime(start.Add(1500 * time.Millisecond)))
+	span.SetName("chat gpt-4o")
+	if err := span.Attributes().FromRaw(attrs); err != nil {
+		panic(err)
+	}
+	return rs.Resource(), span
+}
+
+func testExtractor(t testing.TB) *Extractor {
+	prices, err := pricing.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Extractor{TenantAttribute: "tenant.id", DefaultTenant: "default", Prices: prices}
+}
+
+func TestIsLLMCall(t *testing.T) {
+	cases := []struct {
+		name  string
+		attrs map[string]any
+		want  bool
+	}{
+		{"chat", map[string]any{"gen_ai.operation.name": "chat"}, true},
+		{"embeddings", map[string]any{"gen_ai.operation.name": "embeddings"}, true},
+		{"tool", map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.request.model": "x"}, false},
+		{"agent", map[string]any{"gen_ai.operation.name": "invoke_agent", "gen_ai.request.model": "x"}, false},
+		{"retrieval", map[string]any{"gen_ai.operation.name": "retrieval"}, false},
+		{"unknown op with model", map[string]any{"gen_ai.operation.name": "rerank", "gen_ai.request.model": "x"}, true},
+		{"unknown op without model", map[string]any{"gen_ai.operation.name": "rerank"}, false},
+		{"legacy system+model", map[string]any{"gen_ai.system": "openai", "gen_ai.request.model": "gpt-4"}, true},
+		{"legacy system only", map[string]any{"gen_ai.system": "openai"}, false},
+		{"db span", map[string]any{"db.system.name": "postgresql"}, false},
+	}
+	for _, tc := range cases {
+		_, span := testSpan(tc.attrs)
+		if got := IsLLMCall(span.Attributes()); got != tc.want {
+			t.Errorf("%s: IsLLMCall = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestCallRowFromSpan(t *testing.T) {
+	res, span := testSpan(map[string]any{
+		"gen_ai.operation.name":                "chat",
+		"gen_ai.provider.name":                 "openai",
+		"gen_ai.request.model":                 "gpt-4o",
+		"gen_ai.response.model":                "gpt-4o-2024-08-06",
+		"gen_ai.response.id":                   "chatcmpl-abc",
+		"gen_ai.response.finish_reasons":       []any{"stop"},
+		"gen_ai.response.time_to_first_chunk":  0.25,
+		"gen_ai.usage.input_tokens":            int64(1000),
+		"gen_ai.usage.output_tokens":           int64(200),
+		"gen_ai.usage.cache_read.input_tokens": int64(400),
+		"gen_ai.request.temperature":           0.2,
+		"gen_ai.request.max_tokens":            int64(512),
+		"gen_ai.request.seed":                  int64(7),
+		"gen_ai.request.stop_sequences":        []any{"\n\n"},
+		"gen_ai.request.frequency_penalty":     0.5,
+		"gen_ai.input.messages":                `[{"role":"user","parts":[{"type":"text","content":"secret"}]}]`,
+		"enduser.pseudo.id":                    "u-93f",
+		"http.request.resend_count":            int64(2),
+	})
+	res.Attributes().PutStr("tenant.id", "acme")
+	ingested := time.Date(2026, 3, 1, 12, 0, 5, 0, time.UTC)
+	c := testExtractor(t).Call(res, span, ingested)
+
+	if c.Tenant != "acme" || c.ServiceName != "support-bot" || c.TraceID != "0102030405060708090a0b0c0d0e0f10" || c.SpanID != "0101010101010101" || c.ParentSpanID != "0202020202020202" {
+		t.Fatalf("identity columns wrong: %+v", c)
+	}
+	if c.RequestModel != "gpt-4o" || c.ResponseModel != "gpt-4o-2024-08-06" || c.ResponseID != "chatcmpl-abc" {
+		t.Fatalf("model columns wrong: %+v", c)
+	}
+	if c.DurationMS != 1500 || c.TTFTMS == nil || *c.TTFTMS != 250 {
+		t.Fatalf("timing wrong: duration %v ttft %v", c.DurationMS, c.TTFTMS)
+	}
+	if *c.InputTokens != 1000 || *c.OutputTokens != 200 || *c.CacheReadTokens != 400 || c.CacheWriteTokens != nil || c.ReasoningTokens != nil {
+		t.Fatalf("usage wrong: %+v", c)
+	}
+	if c.UsageSource != UsageReported || c.Status != StatusUnset || c.ErrorClass != "" {
+		t.Fatalf("status wrong: usage %q status %q class %q", c.UsageSource, c.Status, c.ErrorClass)
+	}
+	if *c.Temperature != 0.2 || *c.MaxTokens != 512 || *c.Seed != 7 || c.StopSequences[0] != "\n\n" || c.RequestParams["frequency_penalty"] != "0.5" {
+		t.Fatalf("params wrong: %+v", c)
+	}
+	if _, ok := c.RequestParams["model"]; ok {
+		t.Fatal("model must not be duplicated into request_params")
+	}
+	if c.EndUserRef != "u-93f" || *c.RetryAttempt != 2 {
+		t.Fatalf("end user / retry wrong: %+v", c)
+	}
+	if c.ContentStatus != ContentOnSpan || c.InputRef != "" {
+		t.Fatalf("content status %q, want %q", c.ContentStatus, ContentOnSpan)
+	}
+	if c.CostStatus != "ok" || c.CostUSD == nil || c.PriceRef == "" {
+		t.Fatalf("cost: status %q usd %v ref %q", c.CostStatus, c.CostUSD, c.PriceRef)
+	}
+}
+
+func TestUnknownIsNotZero(t *testing.T) {
+	x := testExtractor(t)
+	_, span := testSpan(map[string]any{"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4o"})
+	c := x.Call(pcommon.NewResource(), span, time.Now())
+	if c.InputTokens != nil || c.OutputTokens != nil || c.UsageSource != UsageMissing || c.CostUSD != nil || c.CostStatus != "missing_usage" {
+		t.Fatalf("missing usage: %+v", c)
+	}
+	if c.Tenant != "default" {
+		t.Fatalf("tenant %q, want default", c.Tenant)
+	}
+	_, span = testSpan(map[string]any{"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "no-such-model-xyz",
+		"gen_ai.usage.input_tokens": int64(5), "gen_ai.usage.output_tokens": int64(1)})
+	c = x.Call(pcommon.NewResource(), span, time.Now())
+	if c.CostUSD != nil || c.CostStatus != "unknown_model" {
+		t.Fatalf("unknown model: %+v", c)
+	}
+	_, span = testSpan(map[string]any{"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": "lots"})
+	c = x.Call(pcommon.NewResource(), span, time.Now())
+	if c.InputTokens != nil || !contains(c.AttributeIssues, "not_an_integer:gen_ai.usage.input_tokens") {
+		t.Fatalf("bad integer: %v %v", c.InputTokens, c.AttributeIssues)
+	}
+}
+
+func TestHostileAttributeValues(t *testing.T) {
+	huge := strings.Repeat("x", 10<<20)
+	_, span := testSpan(map[string]any{
+		"gen_ai.operation.name":   "chat",
+		"gen_ai.request.model":    "gpt\x00-4o\xff",
+		"gen_ai.response.id":      huge,
+		"gen_ai.request.user_tag": huge,
+	})
+	c := testExtractor(t).Call(pcommon.NewResource(), span, time.Now())
+	if c.RequestModel != "gpt-4o\uFFFD" {
+		t.Fatalf("model %q", c.RequestModel)
+	}
+	if len(c.ResponseID) != maxIDLen || len(c.RequestParams["user_tag"]) != maxParamLen {
+		t.Fatalf("not truncated: %d %d", len(c.ResponseID), len(c.RequestParams["user_tag"]))
+	}
+	for _, want := range []string{"invalid_utf8:gen_ai.request.model", "nul_bytes:gen_ai.request.model", "truncated:gen_ai.response.id", "truncated:gen_ai.request.user_tag"} {
+		if !contains(c.AttributeIssues, want) {
+			t.Errorf("issues %v lack %q", c.AttributeIssues, want)
+		}
+	}
+}
+
+func TestErrorClassFromStructuredFieldsOnly(t *testing.T) {
+	code := func(n int64) *int64 { return &n }
+	cases := []struct {
+		status, errType string
+		http            *int64
+		finish          []string
+		want            string
+	}{
+		{StatusError, "", code(429), nil, ErrClassRateLimited},
+		{StatusError, "openai.RateLimitError", nil, nil, ErrClassRateLimited},
+		{StatusError, "529", nil, nil, ErrClassOverloaded},
+		{StatusError, "timeout", nil, nil, ErrClassTimeout},
+		{StatusError, "anthropic.AuthenticationError", nil, nil, ErrClassAuth},
+		{StatusError, "", code(503), nil, ErrClassProvider},
+		{StatusError, "_OTHER", nil, nil, ErrClassOther},
+		{StatusOK, "", nil, []string{"content_filter"}, ErrClassContentFilter},
+		{StatusOK, "", code(200), []string{"stop"}, ErrClassNone},
+	}
+	for _, tc := range cases {
+		if got := classifyError(tc.status, tc.errType, tc.http, tc.finish); got != tc.want {
+			t.Errorf("classify(%q, %q, %v, %v) = %q, want %q", tc.status, tc.errType, tc.http, tc.finish, got, tc.want)
+		}
+	}
+	// Free text never classifies: a message mentioning 429 on a successful
+	// call leaves it unclassified.
+	_, span := testSpan(map[string]any{"gen_ai.operation.name": "chat", "exception.message": "HTTP 429 in the disclosure text"})
+	span.Status().SetCode(ptrace.StatusCodeOk)
+	if c := testExtractor(t).Call(pcommon.NewResource(), span, time.Now()); c.ErrorClass != ErrClassNone {
+		t.Fatalf("free text classified as %q", c.ErrorClass)
+	}
+}
+
+func TestEvidenceSpans(t *testing.T) {
+	x := testExtractor(t)
+	_, span := testSpan(map[string]any{"db.system.name": "postgresql", "db.query.text": "SELECT * FROM users WHERE email = 'a@b.c'", "db.operation.name": "SELECT"})
+	e, ok := x.Evidence(pcommon.NewResource(), span, time.Now())
+	if !ok || e.Category != "db" || e.DBQueryText != nil || e.DBQueryStatus != QueryUnsanitized {
+		t.Fatalf("unsanitized query must not be stored: ok=%v %+v", ok, e)
+	}
+	_, span = testSpan(map[string]any{"db.system.name": "postgresql", "db.query.text": "SELECT * FROM users WHERE email = ?", AttrQuerySanitization: "full"})
+	e, _ = x.Evidence(pcommon.NewResource(), span, time.Now())
+	if e.DBQueryText == nil || *e.DBQueryText != "SELECT * FROM users WHERE email = ?" || e.DBQueryStatus != QuerySanitized {
+		t.Fatalf("sanitized query: %+v", e)
+	}
+	_, span = testSpan(map[string]any{"gen_ai.operation.name": "retrieval", "gen_ai.data_source.id": "kb",
+		"gen_ai.retrieval.documents": `[{"id":"doc-1","version":"v3","score":0.9},{"id":"doc-2"}]`})
+	e, _ = x.Evidence(pcommon.NewResource(), span, time.Now())
+	if e.Category != "retrieval" || len(e.Documents) != 2 || e.Documents[0].Version != "v3" || *e.Documents[0].Score != 0.9 || e.Documents[1].Score != nil {
+		t.Fatalf("retrieval: %+v", e)
+	}
+	_, span = testSpan(map[string]any{"http.request.method": "GET"})
+	if _, ok := x.Evidence(pcommon.NewResource(), span, time.Now()); ok {
+		t.Fatal("plain HTTP span is not evidence")
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,61 @@
+package ledgerexporter
+
+import (
+	"path/filepath"
+	"testing"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+	"go.opentelemetry.io/collector/confmap"
+)
+
+func loadConfig(t *testing.T, name string) *Config {
+	t.Helper()
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := cm.Sub(component.MustNewIDWithName(typeStr, name).String())
+	if name == "" {
+		sub, err = cm.Sub(typeStr)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := NewFactory().CreateDefaultConfig().(*Config)
+	if err := sub.Unmarshal(cfg); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func TestEmptyConfigIsValidEmbeddedDefault(t *testing.T) {
+	cfg := loadConfig(t, "")
+	if err := confmap.Validate(cfg); err != nil {
+		t.Fatalf("empty config: %v", err)
+	}
+	if got := cfg.Storage.EmbeddedPath(); got != filepath.Join("data", "ledger") {
+		t.Fatalf("embedded path %q", got)
+	}
+	if cfg.RetryConfig.MaxElapsedTime != 0 || !cfg.QueueConfig.Get().BlockOnOverflow {
+		t.Fatal("defaults must retry forever and block on overflow: the ledger never drops a call")
+	}
+}
+
+func TestServerConfig(t *testing.T) {
+	cfg := loadConfig(t, "server")
+	if err := confmap.Validate(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Storage.ClickHouse == nil || cfg.Storage.EmbeddedPath() != "" || cfg.TenantAttribute != "deployment.tenant" || cfg.QueueConfig.Get().StorageID == nil {
+		t.Fatalf("server config not applied: %+v", cfg)
+	}
+}
+
+func TestInvalidConfigs(t *testing.T) {
+	for _, name := range []string{"bounded_retry", "two_engines"} {
+		if err := confmap.Validate(loadConfig(t, name)); err == nil {
+			t.Errorf("%s: config accepted, want an error", name)
+		}
+	}
+}

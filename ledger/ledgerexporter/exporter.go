@@ -1,0 +1,156 @@
+package ledgerexporter
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
+
+	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/backend"
+	"github.com/docketlabs/docket/ledger/pricing"
+)
+
+type ledgerExporter struct {
+	cfg    *Config
+	logger *zap.Logger
+	meter  metric.Meter
+
+	storeMu   sync.Mutex
+	store     *ledger.Store
+	extractor *ledger.Extractor
+
+	calls, evidence, failures metric.Int64Counter
+	costUnknown               metric.Int64Counter
+}
+
+func newLedgerExporter(cfg *Config, set exporter.Settings) *ledgerExporter {
+	return &ledgerExporter{
+		cfg:    cfg,
+		logger: set.Logger,
+		meter:  set.MeterProvider.Meter("github.com/docketlabs/docket/ledger/ledgerexporter"),
+	}
+}
+
+func (e *ledgerExporter) start(ctx context.Context, host component.Host) error {
+	prices, err := loadPrices(e.cfg.PriceTable)
+	if err != nil {
+		return err
+	}
+	e.extractor = &ledger.Extractor{TenantAttribute: e.cfg.TenantAttribute, DefaultTenant: e.cfg.DefaultTenant, Prices: prices}
+	if e.calls, err = e.meter.Int64Counter("docket_ledger_calls_written", metric.WithDescription("LLM call rows written to the ledger (retried batches count again)")); err != nil {
+		return err
+	}
+	if e.evidence, err = e.meter.Int64Counter("docket_ledger_evidence_spans_written", metric.WithDescription("Evidence span rows written to the ledger")); err != nil {
+		return err
+	}
+	if e.failures, err = e.meter.Int64Counter("docket_ledger_write_failures", metric.WithDescription("Failed ledger writes; the batch stays queued and is retried")); err != nil {
+		return err
+	}
+	if e.costUnknown, err = e.meter.Int64Counter("docket_ledger_calls_cost_unknown", metric.WithDescription("Calls whose cost is unknown, by cost status")); err != nil {
+		return err
+	}
+	if !e.cfg.QueueConfig.HasValue() || e.cfg.QueueConfig.Get().StorageID == nil {
+		e.logger.Warn("ledger sending_queue has no storage: calls accepted but not yet written are lost if the process dies; set sending_queue.storage to a file_storage extension")
+	}
+	if _, err := e.openStore(ctx); err != nil {
+		// Storage that is down at start must not lose calls either: the
+		// queue holds them and pushTraces retries opening.
+		e.logger.Error("ledger storage unavailable at start; calls stay queued until it opens", zap.Error(err))
+	}
+	return nil
+}
+
+func loadPrices(path string) (*pricing.Table, error) {
+	if path == "" {
+		t, err := pricing.Default()
+		if err != nil {
+			return nil, fmt.Errorf("ledger: load shipped price table: %w", err)
+		}
+		return t, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: open price table: %w", err)
+	}
+	defer f.Close()
+	t, err := pricing.Load(f)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: load price table %q: %w", path, err)
+	}
+	return t, nil
+}
+
+// openStore returns the store, opening it if start could not.
+func (e *ledgerExporter) openStore(ctx context.Context) (*ledger.Store, error) {
+	e.storeMu.Lock()
+	defer e.storeMu.Unlock()
+	if e.store == nil {
+		store, err := backend.Open(ctx, e.cfg.Storage)
+		if err != nil {
+			return nil, fmt.Errorf("ledger: storage unavailable: %w", err)
+		}
+		e.store = store
+	}
+	return e.store, nil
+}
+
+func (e *ledgerExporter) shutdown(context.Context) error {
+	e.storeMu.Lock()
+	defer e.storeMu.Unlock()
+	if e.store != nil {
+		return e.store.Engine().Close()
+	}
+	return nil
+}
+
+// pushTraces writes the calls and evidence spans of a batch. Any error
+// returns the whole batch to the retry/queue machinery; the inserts are
+// idempotent, so a partially written batch is safe to write again.
+func (e *ledgerExporter) pushTraces(ctx context.Context, td ptrace.Traces) error {
+	store, err := e.openStore(ctx)
+	if err != nil {
+		e.failures.Add(ctx, 1)
+		return err
+	}
+	now := time.Now().UTC()
+	var calls []ledger.Call
+	var evidence []ledger.EvidenceSpan
+	for i := 0; i < td.ResourceSpans().Len(); i++ {
+		rs := td.ResourceSpans().At(i)
+		for j := 0; j < rs.ScopeSpans().Len(); j++ {
+			spans := rs.ScopeSpans().At(j).Spans()
+			for k := 0; k < spans.Len(); k++ {
+				span := spans.At(k)
+				if ledger.IsLLMCall(span.Attributes()) {
+					calls = append(calls, e.extractor.Call(rs.Resource(), span, now))
+				} else if ev, ok := e.extractor.Evidence(rs.Resource(), span, now); ok {
+					evidence = append(evidence, ev)
+				}
+			}
+		}
+	}
+	if err := store.InsertCalls(ctx, calls); err != nil {
+		e.failures.Add(ctx, 1)
+		return err
+	}
+	if err := store.InsertEvidence(ctx, evidence); err != nil {
+		e.failures.Add(ctx, 1)
+		return err
+	}
+	e.calls.Add(ctx, int64(len(calls)))
+	e.evidence.Add(ctx, int64(len(evidence)))
+	for _, c := range calls {
+		if c.CostUSD == nil {
+			e.costUnknown.Add(ctx, 1, metric.WithAttributes(costStatusAttr(c.CostStatus)))
+		}
+	}
+	return nil
+}

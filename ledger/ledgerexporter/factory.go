@@ -1,0 +1,54 @@
+// Package ledgerexporter is the collector exporter that writes one ledger
+// row per LLM call span — every one of them — plus the evidence spans of
+// those traces, to ClickHouse.
+package ledgerexporter
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/config/configretry"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+)
+
+const typeStr = "ledger"
+
+var componentType = component.MustNewType(typeStr)
+
+// NewFactory returns the factory of the ledger exporter.
+func NewFactory() exporter.Factory {
+	return exporter.NewFactory(componentType, createDefaultConfig,
+		exporter.WithTraces(createTraces, component.StabilityLevelDevelopment))
+}
+
+func createDefaultConfig() component.Config {
+	retry := configretry.NewDefaultBackOffConfig()
+	retry.MaxElapsedTime = 0
+	retry.MaxInterval = 30 * time.Second
+	queue := exporterhelper.NewDefaultQueueConfig()
+	queue.BlockOnOverflow = true
+	return &Config{
+		TimeoutConfig:   exporterhelper.NewDefaultTimeoutConfig(),
+		QueueConfig:     configoptional.Some(queue),
+		RetryConfig:     retry,
+		TenantAttribute: "tenant.id",
+		DefaultTenant:   "default",
+	}
+}
+
+func createTraces(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Traces, error) {
+	c := cfg.(*Config)
+	exp := newLedgerExporter(c, set)
+	return exporterhelper.NewTraces(ctx, set, cfg, exp.pushTraces,
+		exporterhelper.WithCapabilities(consumer.Capabilities{MutatesData: false}),
+		exporterhelper.WithStart(exp.start),
+		exporterhelper.WithShutdown(exp.shutdown),
+		exporterhelper.WithTimeout(c.TimeoutConfig),
+		exporterhelper.WithQueue(c.QueueConfig),
+		exporterhelper.WithRetry(c.RetryConfig),
+	)
+}

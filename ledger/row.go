@@ -1,0 +1,123 @@
+// Package ledger turns LLM call spans into ledger rows and stores them in a
+// ClickHouse engine through the SQL of the queries package.
+package ledger
+
+import "time"
+
+// Call is one ledger row: one LLM call span. JSON keys are the public column
+// names (exports and the API use them). Pointers are NULL when the span did
+// not report the value: unknown is never written as zero.
+type Call struct {
+	Tenant                string            `json:"tenant"`
+	TraceID               string            `json:"trace_id"`
+	SpanID                string            `json:"span_id"`
+	ParentSpanID          string            `json:"parent_span_id"`
+	ServiceName           string            `json:"service_name"`
+	SpanName              string            `json:"span_name"`
+	StartTime             time.Time         `json:"start_time"`
+	EndTime               time.Time         `json:"end_time"`
+	DurationMS            float64           `json:"duration_ms"`
+	TTFTMS                *float64          `json:"ttft_ms"`
+	Operation             string            `json:"operation"`
+	Provider              string            `json:"provider"`
+	RequestModel          string            `json:"request_model"`
+	ResponseModel         string            `json:"response_model"`
+	ResponseID            string            `json:"response_id"`
+	InputTokens           *int64            `json:"input_tokens"`
+	OutputTokens          *int64            `json:"output_tokens"`
+	CacheReadTokens       *int64            `json:"cache_read_tokens"`
+	CacheWriteTokens      *int64            `json:"cache_write_tokens"`
+	ReasoningTokens       *int64            `json:"reasoning_tokens"`
+	UsageSource           string            `json:"usage_source"`
+	FinishReasons         []string          `json:"finish_reasons"`
+	Status                string            `json:"status"`
+	ErrorType             string            `json:"error_type"`
+	ErrorClass            string            `json:"error_class"`
+	HTTPStatus            *int64            `json:"http_status"`
+	RetryAttempt          *int64            `json:"retry_attempt"`
+	Temperature           *float64          `json:"temperature"`
+	TopP                  *float64          `json:"top_p"`
+	TopK                  *float64          `json:"top_k"`
+	MaxTokens             *int64            `json:"max_tokens"`
+	Seed                  *int64            `json:"seed"`
+	StopSequences         []string          `json:"stop_sequences"`
+	RequestParams         map[string]string `json:"request_params"`
+	EndUserRef            string            `json:"end_user_ref"`
+	InputRef              string            `json:"input_ref"`
+	OutputRef             string            `json:"output_ref"`
+	SystemInstructionsRef string            `json:"system_instructions_ref"`
+	ToolDefinitionsRef    string            `json:"tool_definitions_ref"`
+	ContentStatus         string            `json:"content_status"`
+	ContentBytes          *int64            `json:"content_bytes"`
+	CostUSD               *string           `json:"cost_usd"`
+	CostStatus            string            `json:"cost_status"`
+	PriceRef              string            `json:"price_ref"`
+	AttributeIssues       []string          `json:"attribute_issues"`
+	IngestedAt            time.Time         `json:"ingested_at"`
+}
+
+// Document is one retrieved document of a retrieval span.
+type Document struct {
+	ID      string   `json:"id"`
+	Version string   `json:"version"`
+	Score   *float64 `json:"score"`
+}
+
+// EvidenceSpan is a span kept as evidence for the trace it belongs to: a
+// database query (sanitized text only), a retrieval, or another GenAI step.
+type EvidenceSpan struct {
+	Tenant          string     `json:"tenant"`
+	TraceID         string     `json:"trace_id"`
+	SpanID          string     `json:"span_id"`
+	ParentSpanID    string     `json:"parent_span_id"`
+	ServiceName     string     `json:"service_name"`
+	SpanName        string     `json:"span_name"`
+	Kind            string     `json:"kind"`
+	Category        string     `json:"category"`
+	StartTime       time.Time  `json:"start_time"`
+	EndTime         time.Time  `json:"end_time"`
+	Status          string     `json:"status"`
+	DBSystem        string     `json:"db_system"`
+	DBOperation     string     `json:"db_operation"`
+	DBCollection    string     `json:"db_collection"`
+	DBQueryText     *string    `json:"db_query_text"`
+	DBQueryStatus   string     `json:"db_query_status"`
+	DataSourceID    string     `json:"data_source_id"`
+	Documents       []Document `json:"documents"`
+	AttributeIssues []string   `json:"attribute_issues"`
+	IngestedAt      time.Time  `json:"ingested_at"`
+}
+
+// Values of Call.Status and EvidenceSpan.Status (the span status code).
+const (
+	StatusOK    = "ok"
+	StatusError = "error"
+	StatusUnset = "unset"
+)
+
+// Values of Call.UsageSource.
+const (
+	UsageReported = "reported"
+	UsagePartial  = "partial"
+	UsageMissing  = "missing"
+)
+
+// Values of Call.ContentStatus set by the ledger itself; the content
+// processor sets the others (stored, not_captured, over_limit, …).
+const (
+	// ContentNone: the span carried no content and no reference.
+	ContentNone = "none"
+	// ContentOnSpan: content reached the ledger exporter still on the span
+	// (no content processor ran). The ledger never stores it.
+	ContentOnSpan = "on_span_not_stored"
+)
+
+// Values of EvidenceSpan.DBQueryStatus.
+const (
+	QuerySanitized = "sanitized"
+	QueryPartial   = "partial"
+	// QueryUnsanitized: the text did not carry the sanitizer's marker, so it
+	// was not stored (it may hold literals).
+	QueryUnsanitized = "not_stored_unsanitized"
+	QueryAbsent      = "absent"
+)

@@ -1,0 +1,206 @@
+package ledger
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+
+	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/queries"
+)
+
+// Store reads and writes the ledger tables through an engine.
+type Store struct {
+	eng engine.Engine
+}
+
+// NewStore wraps an engine. Call Migrate before use.
+func NewStore(eng engine.Engine) *Store { return &Store{eng: eng} }
+
+// Engine returns the underlying engine.
+func (s *Store) Engine() engine.Engine { return s.eng }
+
+// Migrate applies the schema migrations not yet recorded. Each migration is
+// idempotent DDL (IF NOT EXISTS), so a crash between applying and recording
+// one is repaired by running it again.
+func (s *Store) Migrate(ctx context.Context) error {
+	if err := s.eng.Exec(ctx, queries.MustGet("schema_migrations")); err != nil {
+		return fmt.Errorf("ledger: create schema_migrations: %w", err)
+	}
+	applied := map[uint32]bool{}
+	err := s.eng.QueryJSON(ctx, queries.MustGet("applied_migrations"), func(row []byte) error {
+		var r struct {
+			Version uint32 `json:"version"`
+		}
+		if err := json.Unmarshal(row, &r); err != nil {
+			return err
+		}
+		applied[r.Version] = true
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("ledger: read applied migrations: %w", err)
+	}
+	migrations, err := queries.Migrations()
+	if err != nil {
+		return err
+	}
+	for _, m := range migrations {
+		if applied[m.Version] {
+			continue
+		}
+		for i, stmt := range m.Statements {
+			if err := s.eng.Exec(ctx, stmt); err != nil {
+				return fmt.Errorf("ledger: migration %s statement %d: %w", m.Name, i+1, err)
+			}
+		}
+		rec, err := engine.Bind(queries.MustGet("record_migration"), map[string]any{"version": m.Version, "name": m.Name})
+		if err != nil {
+			return err
+		}
+		if err := s.eng.Exec(ctx, rec); err != nil {
+			return fmt.Errorf("ledger: record migration %s: %w", m.Name, err)
+		}
+	}
+	return nil
+}
+
+// InsertCalls writes call rows. Retrying the same rows is harmless: the
+// dedup token drops a repeated block at insert, and ReplacingMergeTree on
+// (tenant, trace_id, span_id) collapses any row that arrives again in a
+// different batch.
+func (s *Store) InsertCalls(ctx context.Context, calls []Call) error {
+	if len(calls) == 0 {
+		return nil
+	}
+	keys := make([]string, len(calls))
+	for i, c := range calls {
+		keys[i] = c.Tenant + "\x00" + c.TraceID + "\x00" + c.SpanID
+	}
+	return s.insert(ctx, "insert_llm_calls", keys, len(calls), func(i int) any { return &calls[i] })
+}
+
+// InsertEvidence writes evidence span rows, idempotently like InsertCalls.
+func (s *Store) InsertEvidence(ctx context.Context, spans []EvidenceSpan) error {
+	if len(spans) == 0 {
+		return nil
+	}
+	keys := make([]string, len(spans))
+	for i, e := range spans {
+		keys[i] = e.Tenant + "\x00" + e.TraceID + "\x00" + e.SpanID
+	}
+	return s.insert(ctx, "insert_evidence_spans", keys, len(spans), func(i int) any { return &spans[i] })
+}
+
+func (s *Store) insert(ctx context.Context, name string, keys []string, n int, row func(int) any) error {
+	head, err := engine.Bind(queries.MustGet(name), map[string]any{"token": dedupToken(keys)})
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	buf.Grow(n * 1024)
+	buf.WriteString(head)
+	buf.WriteByte('\n')
+	enc := json.NewEncoder(&buf)
+	for i := 0; i < n; i++ {
+		if err := enc.Encode(row(i)); err != nil {
+			return fmt.Errorf("ledger: encode row: %w", err)
+		}
+	}
+	if err := s.eng.Exec(ctx, buf.String()); err != nil {
+		return fmt.Errorf("ledger: insert %d rows (%s): %w", n, name, err)
+	}
+	return nil
+}
+
+// dedupToken identifies a batch by its row keys, independent of order and of
+// ingestion time, so a retried batch carries the same token.
+func dedupToken(keys []string) string {
+	sorted := append([]string(nil), keys...)
+	sort.Strings(sorted)
+	h := sha256.New()
+	for _, k := range sorted {
+		h.Write([]byte(k))
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+var traceIDPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+// ValidTraceID reports whether id is a trace ID as the ledger stores it
+// (32 lowercase hex digits, not all zero).
+func ValidTraceID(id string) bool {
+	return traceIDPattern.MatchString(id) && id != "00000000000000000000000000000000"
+}
+
+// CallsByTrace returns the calls of one trace in start order.
+func (s *Store) CallsByTrace(ctx context.Context, traceID string) ([]Call, error) {
+	var out []Call
+	err := s.query(ctx, "calls_by_trace", map[string]any{"trace_id": traceID}, func(row []byte) error {
+		var c Call
+		if err := json.Unmarshal(row, &c); err != nil {
+			return err
+		}
+		out = append(out, c)
+		return nil
+	})
+	return out, err
+}
+
+// EvidenceByTrace returns the evidence spans of one trace in start order.
+func (s *Store) EvidenceByTrace(ctx context.Context, traceID string) ([]EvidenceSpan, error) {
+	var out []EvidenceSpan
+	err := s.query(ctx, "spans_by_trace", map[string]any{"trace_id": traceID}, func(row []byte) error {
+		var e EvidenceSpan
+		if err := json.Unmarshal(row, &e); err != nil {
+			return err
+		}
+		out = append(out, e)
+		return nil
+	})
+	return out, err
+}
+
+// ExportCalls streams every call row, as stored, one JSON object per row.
+func (s *Store) ExportCalls(ctx context.Context, fn func(row []byte) error) error {
+	return s.query(ctx, "export_calls", nil, fn)
+}
+
+// Counts describes the call table.
+type Counts struct {
+	// Calls is the number of rows every reader sees (deduplicated).
+	Calls uint64 `json:"calls"`
+	// DistinctCalls is the number of distinct call keys; it differs from
+	// Calls only if deduplication failed.
+	DistinctCalls uint64 `json:"distinct_calls"`
+	// StoredRows counts physical rows, redelivered ones included until
+	// merges collapse them.
+	StoredRows uint64 `json:"stored_rows"`
+}
+
+// CountCalls counts the call table.
+func (s *Store) CountCalls(ctx context.Context) (Counts, error) {
+	var c Counts
+	err := s.query(ctx, "count_calls", nil, func(row []byte) error { return json.Unmarshal(row, &c) })
+	return c, err
+}
+
+func (s *Store) query(ctx context.Context, name string, params map[string]any, fn func([]byte) error) error {
+	q := queries.MustGet(name)
+	if params != nil {
+		var err error
+		if q, err = engine.Bind(q, params); err != nil {
+			return err
+		}
+	}
+	if err := s.eng.QueryJSON(ctx, q, fn); err != nil {
+		return fmt.Errorf("ledger: %s: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,118 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/docketlabs/docket/ledger/chdbengine"
+)
+
+// One embedded engine per test process: chDB allows one data directory.
+var testStore *Store
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ledger-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	eng, err := chdbengine.Open(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	testStore = NewStore(eng)
+	if err := testStore.Migrate(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	eng.Close()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func TestMigrateIsIdempotent(t *testing.T) {
+	if err := testStore.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestInsertIsIdempotentAndRoundTrips(t *testing.T) {
+	ctx := context.Background()
+	x := testExtractor(t)
+	var calls []Call
+	for i := 0; i < 50; i++ {
+		attrs := map[string]any{"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai",
+			"gen_ai.request.model": "gpt-4o", "gen_ai.response.model": "gpt-4o-2024-08-06", "gen_ai.response.id": fmt.Sprintf("resp-%d", i)}
+		if i%2 == 0 {
+			attrs["gen_ai.usage.input_tokens"] = int64(100 + i)
+			attrs["gen_ai.usage.output_tokens"] = int64(10)
+		}
+		res, span := testSpan(attrs)
+		res.Attributes().PutStr("tenant.id", "idem")
+		span.SetSpanID(pcommon.SpanID{byte(i), 9, 9, 9, 9, 9, 9, 9})
+		calls = append(calls, x.Call(res, span, time.Now().UTC().Truncate(time.Millisecond)))
+	}
+	// The same batch twice, then an overlapping batch in another order: an
+	// at-least-once queue can deliver any of these.
+	for _, batch := range [][]Call{calls, calls, append(append([]Call{}, calls[40:]...), calls[:20]...)} {
+		if err := testStore.InsertCalls(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := testStore.CallsByTrace(ctx, calls[0].TraceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range got {
+		if c.Tenant == "idem" {
+			n++
+		}
+	}
+	if n != 50 {
+		t.Fatalf("got %d rows for 50 calls inserted 3 times", n)
+	}
+	byID := map[string]Call{}
+	for _, c := range got {
+		byID[c.SpanID] = c
+	}
+	want := calls[0]
+	c := byID[want.SpanID]
+	if !c.StartTime.Equal(want.StartTime) || c.ResponseModel != want.ResponseModel || *c.InputTokens != 100 || c.CostStatus != "ok" || c.CostUSD == nil {
+		t.Fatalf("round trip: got %+v, want %+v", c, want)
+	}
+	odd := byID[calls[1].SpanID]
+	if odd.InputTokens != nil || odd.OutputTokens != nil || odd.CostUSD != nil || odd.CostStatus != "missing_usage" {
+		t.Fatalf("NULLs must stay NULL: %+v", odd)
+	}
+}
+
+func TestEvidenceRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	res, span := testSpan(map[string]any{"gen_ai.operation.name": "retrieval",
+		"gen_ai.retrieval.documents": `[{"id":"doc-7","version":"v2","score":0.5}]`})
+	span.SetTraceID(pcommon.TraceID{0xee, 1})
+	e, ok := testExtractor(t).Evidence(res, span, time.Now().UTC())
+	if !ok {
+		t.Fatal("not evidence")
+	}
+	for i := 0; i < 2; i++ {
+		if err := testStore.InsertEvidence(ctx, []EvidenceSpan{e}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := testStore.EvidenceByTrace(ctx, e.TraceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Documents[0].ID != "doc-7" || got[0].Documents[0].Version != "v2" || *got[0].Documents[0].Score != 0.5 {
+		t.Fatalf("got %+v", got)
+	}
+}

@@ -1,0 +1,5 @@
+SELECT * REPLACE (toString(cost_usd) AS cost_usd)
+FROM llm_calls FINAL
+WHERE trace_id = {trace_id:String}
+ORDER BY start_time, span_id
+SETTINGS date_time_output_format = 'iso'

@@ -1,0 +1,95 @@
+// Package queries holds the ClickHouse SQL of the ledger: versioned schema
+// migrations and named queries. Both storage backends execute these texts,
+// so the SQL lives here once and is tested against the real engine.
+package queries
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+//go:embed *.sql migrations/*.sql
+var files embed.FS
+
+// Get returns the named query (file name without ".sql").
+func Get(name string) (string, error) {
+	b, err := files.ReadFile(name + ".sql")
+	if err != nil {
+		return "", fmt.Errorf("queries: %q: %w", name, err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// MustGet is Get for queries that are part of the binary and checked by tests.
+func MustGet(name string) string {
+	q, err := Get(name)
+	if err != nil {
+		panic(err)
+	}
+	return q
+}
+
+// Migration is one versioned schema step. A file may hold several
+// statements separated by ";" at the end of a line.
+type Migration struct {
+	Version    uint32
+	Name       string
+	Statements []string
+}
+
+// Migrations returns the schema migrations in version order.
+func Migrations() ([]Migration, error) {
+	entries, err := fs.ReadDir(files, "migrations")
+	if err != nil {
+		return nil, fmt.Errorf("queries: read migrations: %w", err)
+	}
+	var out []Migration
+	for _, e := range entries {
+		name := e.Name()
+		num, _, ok := strings.Cut(name, "_")
+		v, err := strconv.ParseUint(num, 10, 32)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("queries: migration %q: name must start with a version number", name)
+		}
+		b, err := files.ReadFile(path.Join("migrations", name))
+		if err != nil {
+			return nil, fmt.Errorf("queries: read migration %q: %w", name, err)
+		}
+		out = append(out, Migration{Version: uint32(v), Name: strings.TrimSuffix(name, ".sql"), Statements: splitStatements(string(b))})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
+	for i := 1; i < len(out); i++ {
+		if out[i].Version == out[i-1].Version {
+			return nil, fmt.Errorf("queries: duplicate migration version %d", out[i].Version)
+		}
+	}
+	return out, nil
+}
+
+// splitStatements splits on ";" at line ends; migrations are our own files,
+// so a full SQL lexer is not needed.
+func splitStatements(s string) []string {
+	var out []string
+	var cur strings.Builder
+	for _, line := range strings.Split(s, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "--") || (trimmed == "" && cur.Len() == 0) {
+			continue
+		}
+		cur.WriteString(line)
+		cur.WriteByte('\n')
+		if strings.HasSuffix(trimmed, ";") {
+			out = append(out, strings.TrimSuffix(strings.TrimSpace(cur.String()), ";"))
+			cur.Reset()
+		}
+	}
+	if rest := strings.TrimSpace(cur.String()); rest != "" {
+		out = append(out, rest)
+	}
+	return out
+}

@@ -1,0 +1,1 @@
+INSERT INTO schema_migrations (version, name) VALUES ({version:UInt32}, {name:String})
