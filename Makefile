@@ -27,5 +27,11 @@ test: deps
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 
+# Needs `make run` in another terminal.
+demo: build
+	$(GO) build -o bin/llmapp ./examples/llmapp
+	$(GO) build -o bin/loaddriver ./examples/loaddriver
+	scripts/demo.sh
+
 clean:
 	rm -rf bin

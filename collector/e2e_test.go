@@ -210,7 +210,7 @@ func TestLedgerKeepsEveryCallAcrossKills(t *testing.T) {
 	const calls = 10000
 	p := newCollectorProc(t, docketBinary(t))
 	p.start()
-	batches := callBatches(calls, rand.New(rand.NewPCG(1, 2)))
+	batches := callBatches(calls, newRand())
 	kills := map[int]bool{len(batches) / 4: true, len(batches) / 2: true, 3 * len(batches) / 4: true}
 	for i, td := range batches {
 		if kills[i] {
@@ -228,3 +228,5 @@ func TestLedgerKeepsEveryCallAcrossKills(t *testing.T) {
 	}
 	p.waitCalls(calls, 3*time.Minute)
 }
+
+func newRand() *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"unsafe"
 
@@ -33,11 +34,18 @@ var lib struct {
 	resultError   func(result *chdbResult) string
 }
 
-// LibraryPath is where libchdb is looked for: CHDB_LIB_PATH, else the
-// conventional system location.
+// LibraryPath is where libchdb is looked for: CHDB_LIB_PATH, else where
+// `make deps` installs it in a checkout (.cache/chdb, relative to the working
+// directory), else the conventional system location.
 func LibraryPath() string {
 	if p := os.Getenv("CHDB_LIB_PATH"); p != "" {
 		return p
+	}
+	local := filepath.Join(".cache", "chdb", "libchdb.so")
+	if _, err := os.Stat(local); err == nil {
+		if abs, err := filepath.Abs(local); err == nil {
+			return abs
+		}
 	}
 	return "/usr/local/lib/libchdb.so"
 }

@@ -1,0 +1,190 @@
+// Command llmapp is a small support-assistant service instrumented with the
+// OpenTelemetry Go SDK the way a production LLM application would be. See
+// README.md for what its traces contain.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+
+	"github.com/docketlabs/docket/fakeprovider"
+)
+
+func main() {
+	if err := run(); err != nil {
+		slog.Error("llmapp stopped", "err", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	var (
+		listen          = flag.String("listen", envOr("LLMAPP_LISTEN", "127.0.0.1:8090"), "address to serve POST /ask on")
+		otlpEndpoint    = flag.String("otlp-endpoint", envOr("LLMAPP_OTLP_ENDPOINT", "127.0.0.1:4317"), "OTLP/gRPC collector host:port (plaintext)")
+		providerURL     = flag.String("provider-url", os.Getenv("OPENAI_BASE_URL"), "OpenAI-compatible base URL ending in /v1; empty starts the built-in fake provider")
+		model           = flag.String("model", envOr("LLMAPP_MODEL", "gpt-4o-mini"), "model to request")
+		captureContent  = flag.Bool("capture-content", true, "record prompts and answers on GenAI spans (opt-in in the conventions; the Docket collector moves them out of the spans)")
+		workers         = flag.Int("workers", 8, "worker goroutines")
+		queueSize       = flag.Int("queue", 256, "jobs that may wait for a worker before /ask answers 503")
+		jobTimeout      = flag.Duration("job-timeout", 30*time.Second, "time limit of one question")
+		customers       = flag.Int("customers", 1000, "demo customers to seed (user0000@example.com …)")
+		fakeFailureRate = flag.Float64("fake-failure-rate", 0, "built-in provider: fraction of calls answered 429/500/503")
+		fakeNoUsageRate = flag.Float64("fake-missing-usage-rate", 0, "built-in provider: fraction of responses without usage")
+	)
+	flag.Parse()
+	if *workers < 1 || *queueSize < 0 || *customers < 0 || *jobTimeout <= 0 {
+		return errors.New("-workers must be ≥ 1, -queue and -customers ≥ 0, -job-timeout > 0")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	tp, err := newTracerProvider(ctx, *otlpEndpoint)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// Flush what the batch processor still holds.
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := tp.Shutdown(shutdownCtx); err != nil {
+			slog.Warn("trace export at shutdown", "err", err)
+		}
+	}()
+	otel.SetTracerProvider(tp)
+	otel.SetTextMapPropagator(propagation.TraceContext{})
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { slog.Warn("opentelemetry", "err", err) }))
+
+	if *providerURL == "" {
+		if *providerURL, err = startFakeProvider(ctx, *fakeFailureRate, *fakeNoUsageRate); err != nil {
+			return err
+		}
+	}
+	key, err := pseudonymKey()
+	if err != nil {
+		return err
+	}
+	a, err := newApp(appConfig{
+		TracerProvider: tp,
+		Propagator:     propagation.TraceContext{},
+		ProviderURL:    *providerURL,
+		APIKey:         os.Getenv("OPENAI_API_KEY"),
+		Model:          *model,
+		CaptureContent: *captureContent,
+		PseudonymKey:   key,
+		QueueSize:      *queueSize,
+		JobTimeout:     *jobTimeout,
+		Customers:      *customers,
+	})
+	if err != nil {
+		return err
+	}
+
+	workerCtx, stopWorkers := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for range *workers {
+		wg.Go(func() { a.work(workerCtx) })
+	}
+
+	srv := &http.Server{Addr: *listen, Handler: a.handler(), ReadHeaderTimeout: 5 * time.Second}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.ListenAndServe() }()
+	slog.Info("llmapp listening", "addr", *listen, "provider", *providerURL, "otlp", *otlpEndpoint, "model", *model)
+
+	select {
+	case err = <-serveErr:
+		err = fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+		// Stop taking requests and let the ones in flight finish (their
+		// handlers wait for the workers), then stop the workers.
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), *jobTimeout+5*time.Second)
+		defer cancel()
+		err = srv.Shutdown(shutdownCtx)
+	}
+	stopWorkers()
+	wg.Wait()
+	return err
+}
+
+func newTracerProvider(ctx context.Context, endpoint string) (*sdktrace.TracerProvider, error) {
+	exporter, err := otlptracegrpc.New(ctx, otlptracegrpc.WithEndpoint(endpoint), otlptracegrpc.WithInsecure())
+	if err != nil {
+		return nil, fmt.Errorf("otlp exporter: %w", err)
+	}
+	res, err := resource.New(ctx,
+		resource.WithAttributes(semconv.ServiceName("llmapp"), semconv.ServiceVersion("0.1.0")),
+		resource.WithFromEnv(), // OTEL_RESOURCE_ATTRIBUTES, OTEL_SERVICE_NAME
+		resource.WithTelemetrySDK(),
+		resource.WithHost(),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("resource: %w", err)
+	}
+	return sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(res)), nil
+}
+
+// startFakeProvider serves the built-in OpenAI stand-in on a free loopback
+// port and returns its base URL.
+func startFakeProvider(ctx context.Context, failureRate, missingUsageRate float64) (string, error) {
+	respond, err := fakeprovider.FailFraction(failureRate, fakeprovider.Deterministic,
+		fakeprovider.RateLimited(2*time.Second), fakeprovider.ServerError(), fakeprovider.Overloaded())
+	if err != nil {
+		return "", err
+	}
+	cfg := fakeprovider.Config{
+		Responder:        respond,
+		MissingUsageRate: missingUsageRate,
+		// The demo's prompts are far shorter than OpenAI's 1024-token caching
+		// threshold; a lower one makes cached tokens show up as they do for
+		// applications with long system prompts.
+		PromptCache: fakeprovider.PromptCache{MinTokens: 32, Step: 16},
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("fake provider: %w", err)
+	}
+	go func() {
+		if err := fakeprovider.Serve(ctx, ln, cfg); err != nil {
+			slog.Error("fake provider stopped", "err", err)
+		}
+	}()
+	return "http://" + ln.Addr().String() + "/v1", nil
+}
+
+// pseudonymKey returns the secret behind enduser.pseudo.id. Without
+// LLMAPP_PSEUDONYM_KEY a random one is made, and pseudonyms change on restart.
+func pseudonymKey() ([]byte, error) {
+	if k := os.Getenv("LLMAPP_PSEUDONYM_KEY"); k != "" {
+		return []byte(k), nil
+	}
+	slog.Info("LLMAPP_PSEUDONYM_KEY is not set: using a random key, so enduser.pseudo.id changes on restart")
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, fmt.Errorf("pseudonym key: %w", err)
+	}
+	return key, nil
+}
+
+func envOr(name, fallback string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return fallback
+}

@@ -1,0 +1,74 @@
+package fakeprovider
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzChatCompletions sends arbitrary bodies: the server must never panic,
+// must answer 200 with a well-formed completion or stream, or a 4xx in
+// OpenAI's error format.
+func FuzzChatCompletions(f *testing.F) {
+	f.Add([]byte(helloBody))
+	f.Add([]byte(`{"model":"o3-mini","n":2,"max_tokens":3,"stop":"e","messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url"}]}]}`))
+	f.Add([]byte(`{"model":"gpt-4o-mini","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"assistant","content":null}]}`))
+	s, err := New(Config{MaxBodyBytes: 64 << 10})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/v1/chat/completions", bytes.NewReader(body)))
+		out := rec.Body.Bytes()
+		switch {
+		case rec.Code == http.StatusOK && strings.HasPrefix(rec.Header().Get("Content-Type"), "text/event-stream"):
+			if !bytes.HasSuffix(out, []byte("data: [DONE]\n\n")) {
+				t.Fatalf("stream does not end with [DONE]: %q", out)
+			}
+		case rec.Code == http.StatusOK:
+			var c completionBody
+			if err := json.Unmarshal(out, &c); err != nil || len(c.Choices) == 0 {
+				t.Fatalf("200 with body %q (%v)", out, err)
+			}
+		case rec.Code >= 400 && rec.Code < 500:
+			var e errorBody
+			if err := json.Unmarshal(out, &e); err != nil || e.Error.Message == "" || e.Error.Type == "" {
+				t.Fatalf("%d with body %q (%v)", rec.Code, out, err)
+			}
+		default:
+			t.Fatalf("status %d, body %q", rec.Code, out)
+		}
+	})
+}
+
+// FuzzTokens checks the tokenizer's invariants on any input, including
+// invalid UTF-8 and NUL bytes.
+func FuzzTokens(f *testing.F) {
+	f.Add("Hello, world! 12345 naïve\x00\xff  spaces\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		toks := splitTokens(s)
+		if strings.Join(toks, "") != s {
+			t.Fatalf("tokens of %q do not join back", s)
+		}
+		if len(toks) != countTokens(s) {
+			t.Fatalf("countTokens %d, splitTokens %d", countTokens(s), len(toks))
+		}
+		if utf8.ValidString(s) {
+			for _, tok := range toks {
+				if !utf8.ValidString(tok) {
+					t.Fatalf("token %q of valid %q splits a rune", tok, s)
+				}
+			}
+		}
+		for n := range min(len(toks), 5) + 1 {
+			if got := truncateTokens(s, n); got != strings.Join(toks[:n], "") {
+				t.Fatalf("truncateTokens(%q, %d) = %q", s, n, got)
+			}
+		}
+	})
+}

@@ -1,0 +1,427 @@
+package fakeprovider
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// chatRequest is the part of a Chat Completions request the server reads.
+// Fields it does not know are ignored.
+type chatRequest struct {
+	Model               string         `json:"model"`
+	Messages            []chatMessage  `json:"messages"`
+	Temperature         *float64       `json:"temperature"`
+	TopP                *float64       `json:"top_p"`
+	MaxTokens           *int           `json:"max_tokens"`
+	MaxCompletionTokens *int           `json:"max_completion_tokens"`
+	N                   *int           `json:"n"`
+	Seed                *int64         `json:"seed"`
+	Stop                stopList       `json:"stop"`
+	Stream              bool           `json:"stream"`
+	StreamOptions       *streamOptions `json:"stream_options"`
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+type chatMessage struct {
+	Role    string      `json:"role"`
+	Name    string      `json:"name"`
+	Content textContent `json:"content"`
+}
+
+// textContent accepts every form OpenAI accepts for message content: a
+// string, an array of content parts, or null (an assistant message that only
+// calls tools). Only text parts are kept.
+type textContent string
+
+func (c *textContent) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*c = ""
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*c = textContent(s)
+		return nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(b, &parts); err != nil {
+		return errors.New("content must be a string or an array of content parts")
+	}
+	var texts []string
+	for _, p := range parts {
+		if p.Type == "text" {
+			texts = append(texts, p.Text)
+		}
+	}
+	*c = textContent(strings.Join(texts, "\n"))
+	return nil
+}
+
+// stopList accepts "stop" as a string, an array of strings or null.
+type stopList []string
+
+func (l *stopList) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*l = nil
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*l = stopList{s}
+		return nil
+	}
+	var list []string
+	if err := json.Unmarshal(b, &list); err != nil {
+		return errors.New("stop must be a string or an array of strings")
+	}
+	*l = list
+	return nil
+}
+
+var chatRoles = map[string]bool{
+	"system": true, "developer": true, "user": true, "assistant": true, "tool": true, "function": true,
+}
+
+const maxChoices = 128 // OpenAI's limit for n
+
+func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	req, model, apiErr := s.readChatRequest(w, r)
+	if apiErr != nil {
+		apiErr.write(w)
+		return
+	}
+	c, apiErr := s.complete(r.Context(), req, model)
+	if apiErr != nil {
+		apiErr.write(w)
+		return
+	}
+	w.Header().Set("openai-processing-ms", strconv.FormatInt(time.Since(start).Milliseconds(), 10))
+	if req.Stream {
+		writeStream(w, c, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
+		return
+	}
+	writeJSON(w, http.StatusOK, c.response())
+}
+
+// readChatRequest reads and checks a request the way OpenAI does, with
+// OpenAI's error messages. Messages never quote the request's content.
+func (s *Server) readChatRequest(w http.ResponseWriter, r *http.Request) (*chatRequest, Model, *APIError) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+	if err != nil {
+		if _, tooBig := errors.AsType[*http.MaxBytesError](err); tooBig {
+			return nil, Model{}, &APIError{
+				Status:  http.StatusRequestEntityTooLarge,
+				Type:    "invalid_request_error",
+				Message: fmt.Sprintf("Request body too large: the limit is %d bytes.", s.maxBody),
+			}
+		}
+		return nil, Model{}, BadRequest("", "", "Could not read the request body.")
+	}
+	var req chatRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, Model{}, BadRequest("", "", "We could not parse the JSON body of your request. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.")
+	}
+	if req.Model == "" {
+		return nil, Model{}, BadRequest("", "", "you must provide a model parameter")
+	}
+	model, ok := s.models[req.Model]
+	if !ok {
+		return nil, Model{}, modelNotFound(req.Model)
+	}
+	if len(req.Messages) == 0 {
+		return nil, Model{}, BadRequest("messages", "empty_array", "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.")
+	}
+	for i, m := range req.Messages {
+		if !chatRoles[m.Role] {
+			return nil, Model{}, BadRequest(fmt.Sprintf("messages[%d].role", i), "invalid_value",
+				"Invalid value for 'role'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.")
+		}
+	}
+	if apiErr := checkRange("temperature", req.Temperature, 0, 2); apiErr != nil {
+		return nil, Model{}, apiErr
+	}
+	if apiErr := checkRange("top_p", req.TopP, 0, 1); apiErr != nil {
+		return nil, Model{}, apiErr
+	}
+	if apiErr := checkIntRange("n", req.N, 1, maxChoices); apiErr != nil {
+		return nil, Model{}, apiErr
+	}
+	if apiErr := checkIntRange("max_tokens", req.MaxTokens, 1, 1<<31-1); apiErr != nil {
+		return nil, Model{}, apiErr
+	}
+	if apiErr := checkIntRange("max_completion_tokens", req.MaxCompletionTokens, 1, 1<<31-1); apiErr != nil {
+		return nil, Model{}, apiErr
+	}
+	if req.StreamOptions != nil && !req.Stream {
+		return nil, Model{}, BadRequest("stream_options", "invalid_value", "The 'stream_options' parameter is only allowed when 'stream' is enabled.")
+	}
+	return &req, model, nil
+}
+
+func checkRange(param string, v *float64, lo, hi float64) *APIError {
+	switch {
+	case v == nil:
+		return nil
+	case *v < lo:
+		return BadRequest(param, "decimal_below_min_value", fmt.Sprintf("Invalid '%s': decimal below minimum value. Expected a value >= %g, but got %g instead.", param, lo, *v))
+	case *v > hi:
+		return BadRequest(param, "decimal_above_max_value", fmt.Sprintf("Invalid '%s': decimal above maximum value. Expected a value <= %g, but got %g instead.", param, hi, *v))
+	}
+	return nil
+}
+
+func checkIntRange(param string, v *int, lo, hi int) *APIError {
+	switch {
+	case v == nil:
+		return nil
+	case *v < lo:
+		return BadRequest(param, "integer_below_min_value", fmt.Sprintf("Invalid '%s': integer below minimum value. Expected a value >= %d, but got %d instead.", param, lo, *v))
+	case *v > hi:
+		return BadRequest(param, "integer_above_max_value", fmt.Sprintf("Invalid '%s': integer above maximum value. Expected a value <= %d, but got %d instead.", param, hi, *v))
+	}
+	return nil
+}
+
+// completion is one answered request, before it is written as JSON or as a
+// stream.
+type completion struct {
+	id          string
+	created     int64
+	snapshot    string
+	fingerprint string
+	choices     []choice
+	usage       *usage // nil when this response omits usage
+}
+
+type choice struct {
+	text         string
+	finishReason string
+}
+
+type usage struct {
+	PromptTokens            int                     `json:"prompt_tokens"`
+	CompletionTokens        int                     `json:"completion_tokens"`
+	TotalTokens             int                     `json:"total_tokens"`
+	PromptTokensDetails     promptTokensDetails     `json:"prompt_tokens_details"`
+	CompletionTokensDetails completionTokensDetails `json:"completion_tokens_details"`
+}
+
+type promptTokensDetails struct {
+	CachedTokens int `json:"cached_tokens"`
+	AudioTokens  int `json:"audio_tokens"`
+}
+
+type completionTokensDetails struct {
+	ReasoningTokens          int `json:"reasoning_tokens"`
+	AudioTokens              int `json:"audio_tokens"`
+	AcceptedPredictionTokens int `json:"accepted_prediction_tokens"`
+	RejectedPredictionTokens int `json:"rejected_prediction_tokens"`
+}
+
+func (s *Server) complete(ctx context.Context, req *chatRequest, model Model) (*completion, *APIError) {
+	msgs := make([]Message, len(req.Messages))
+	for i, m := range req.Messages {
+		msgs[i] = Message{Role: m.Role, Name: m.Name, Text: string(m.Content)}
+	}
+	params := Params{Temperature: req.Temperature, TopP: req.TopP, MaxTokens: req.MaxTokens, Seed: req.Seed, Stop: req.Stop}
+	if req.MaxCompletionTokens != nil {
+		params.MaxTokens = req.MaxCompletionTokens
+	}
+	n := 1
+	if req.N != nil {
+		n = *req.N
+	}
+
+	c := &completion{
+		id:          "chatcmpl-" + randomString(29, base62),
+		created:     s.now().Unix(),
+		snapshot:    model.Snapshot,
+		fingerprint: fingerprint(model.Snapshot),
+	}
+	u := usage{PromptTokens: promptTokens(msgs)}
+	for i := range n {
+		reply, err := s.responder(ctx, &Request{Model: model, RequestedModel: req.Model, Messages: msgs, Params: params, Choice: i})
+		if err != nil {
+			if apiErr, ok := errors.AsType[*APIError](err); ok {
+				return nil, apiErr
+			}
+			return nil, ServerError()
+		}
+		text, finish, reasoning := applyLimits(reply, params)
+		c.choices = append(c.choices, choice{text: text, finishReason: finish})
+		u.CompletionTokens += countTokens(text) + reasoning
+		u.CompletionTokensDetails.ReasoningTokens += reasoning
+	}
+	u.PromptTokensDetails.CachedTokens = s.cache.cachedTokens(model.Snapshot, msgs)
+	u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	if !s.missingUsage.next() {
+		c.usage = &u
+	}
+	return c, nil
+}
+
+// applyLimits cuts a reply at the first stop sequence and at the token
+// limit, which reasoning tokens count against, as the real API does.
+func applyLimits(reply Reply, p Params) (text, finish string, reasoning int) {
+	text, finish, reasoning = reply.Text, reply.FinishReason, reply.ReasoningTokens
+	if finish == "" {
+		finish = "stop"
+	}
+	for _, stop := range p.Stop {
+		if i := strings.Index(text, stop); stop != "" && i >= 0 {
+			text, finish = text[:i], "stop"
+		}
+	}
+	if p.MaxTokens != nil {
+		reasoning = min(reasoning, *p.MaxTokens)
+		if budget := *p.MaxTokens - reasoning; countTokens(text) > budget {
+			text, finish = truncateTokens(text, budget), "length"
+		}
+	}
+	return text, finish, reasoning
+}
+
+// fingerprint stands for OpenAI's system_fingerprint, the backend
+// configuration: stable per snapshot here.
+func fingerprint(snapshot string) string {
+	sum := sha256.Sum256([]byte(snapshot))
+	return "fp_" + hex.EncodeToString(sum[:5])
+}
+
+// Wire shapes of responses, field for field as OpenAI sends them.
+type (
+	chatCompletion struct {
+		ID                string       `json:"id"`
+		Object            string       `json:"object"`
+		Created           int64        `json:"created"`
+		Model             string       `json:"model"`
+		Choices           []chatChoice `json:"choices"`
+		Usage             *usage       `json:"usage,omitempty"`
+		ServiceTier       string       `json:"service_tier"`
+		SystemFingerprint string       `json:"system_fingerprint"`
+	}
+	chatChoice struct {
+		Index        int              `json:"index"`
+		Message      assistantMessage `json:"message"`
+		Logprobs     *struct{}        `json:"logprobs"`
+		FinishReason string           `json:"finish_reason"`
+	}
+	assistantMessage struct {
+		Role        string     `json:"role"`
+		Content     string     `json:"content"`
+		Refusal     *string    `json:"refusal"`
+		Annotations []struct{} `json:"annotations"`
+	}
+	chatCompletionChunk struct {
+		ID                string        `json:"id"`
+		Object            string        `json:"object"`
+		Created           int64         `json:"created"`
+		Model             string        `json:"model"`
+		ServiceTier       string        `json:"service_tier"`
+		SystemFingerprint string        `json:"system_fingerprint"`
+		Choices           []chunkChoice `json:"choices"`
+		// Usage is null in every chunk when the client asked for usage, and
+		// absent when it did not; the last chunk carries the numbers.
+		Usage json.RawMessage `json:"usage,omitempty"`
+	}
+	chunkChoice struct {
+		Index        int        `json:"index"`
+		Delta        chunkDelta `json:"delta"`
+		Logprobs     *struct{}  `json:"logprobs"`
+		FinishReason *string    `json:"finish_reason"`
+	}
+	chunkDelta struct {
+		Role    string  `json:"role,omitempty"`
+		Content *string `json:"content,omitempty"`
+	}
+)
+
+const serviceTier = "default"
+
+func (c *completion) response() chatCompletion {
+	resp := chatCompletion{
+		ID:                c.id,
+		Object:            "chat.completion",
+		Created:           c.created,
+		Model:             c.snapshot,
+		Usage:             c.usage,
+		ServiceTier:       serviceTier,
+		SystemFingerprint: c.fingerprint,
+	}
+	for i, ch := range c.choices {
+		resp.Choices = append(resp.Choices, chatChoice{
+			Index:        i,
+			Message:      assistantMessage{Role: "assistant", Content: ch.text, Annotations: []struct{}{}},
+			FinishReason: ch.finishReason,
+		})
+	}
+	return resp
+}
+
+// writeStream sends c as server-sent events the way OpenAI streams: a role
+// chunk, one chunk per token, a finish chunk per choice, then the usage chunk
+// if asked for, then "data: [DONE]".
+func writeStream(w http.ResponseWriter, c *completion, includeUsage bool) {
+	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+
+	var usageField json.RawMessage
+	if includeUsage {
+		usageField = json.RawMessage("null")
+	}
+	send := func(choices []chunkChoice, usage json.RawMessage) error {
+		b, err := json.Marshal(chatCompletionChunk{
+			ID: c.id, Object: "chat.completion.chunk", Created: c.created, Model: c.snapshot,
+			ServiceTier: serviceTier, SystemFingerprint: c.fingerprint,
+			Choices: choices, Usage: usage,
+		})
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+
+	for i, ch := range c.choices {
+		empty := ""
+		if send([]chunkChoice{{Index: i, Delta: chunkDelta{Role: "assistant", Content: &empty}}}, usageField) != nil {
+			return // the client went away
+		}
+		for _, tok := range splitTokens(ch.text) {
+			if send([]chunkChoice{{Index: i, Delta: chunkDelta{Content: &tok}}}, usageField) != nil {
+				return
+			}
+		}
+		if send([]chunkChoice{{Index: i, FinishReason: &ch.finishReason}}, usageField) != nil {
+			return
+		}
+	}
+	if includeUsage && c.usage != nil {
+		b, err := json.Marshal(c.usage)
+		if err != nil || send([]chunkChoice{}, b) != nil {
+			return
+		}
+	}
+	io.WriteString(w, "data: [DONE]\n\n")
+	rc.Flush()
+}

@@ -1,0 +1,161 @@
+// Package fakeprovider is a local stand-in for a paid LLM API. It speaks the
+// real OpenAI Chat Completions wire format (JSON and server-sent events), so
+// unmodified clients and their instrumentation can be tested against it, and
+// its behaviour is configurable: which snapshot answers an alias, what the
+// model says (a Responder), which requests fail, which responses omit usage.
+//
+// By default every answer is deterministic: the same input messages to the
+// same snapshot always produce the same text.
+package fakeprovider
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Config configures a Server. The zero value is usable.
+type Config struct {
+	// Models lists the snapshots served. Empty means DefaultModels().
+	Models []Model
+	// Responder decides every answer. Nil means Deterministic.
+	Responder Responder
+	// APIKey, when set, must arrive as "Authorization: Bearer <APIKey>".
+	APIKey string
+	// MissingUsageRate is the fraction of responses sent without usage, as
+	// some gateways and self-hosted servers do. Which ones follows arrival
+	// order, so runs repeat.
+	MissingUsageRate float64
+	// PromptCache shapes cached_tokens in usage.
+	PromptCache PromptCache
+	// MaxBodyBytes bounds a request body. 0 means 8 MiB.
+	MaxBodyBytes int64
+	// Now stamps "created". Nil means time.Now.
+	Now func() time.Time
+}
+
+// Server is an http.Handler answering like the provider's API.
+type Server struct {
+	models       map[string]Model // by every name a request may use
+	responder    Responder
+	apiKey       string
+	missingUsage *fraction
+	cache        *promptCache
+	maxBody      int64
+	now          func() time.Time
+}
+
+// New checks cfg and returns a Server.
+func New(cfg Config) (*Server, error) {
+	if cfg.PromptCache.MinTokens < 0 || cfg.PromptCache.Step < 0 {
+		return nil, errors.New("fakeprovider: PromptCache sizes must not be negative")
+	}
+	if cfg.MaxBodyBytes < 0 {
+		return nil, errors.New("fakeprovider: MaxBodyBytes must not be negative")
+	}
+	models := cfg.Models
+	if len(models) == 0 {
+		models = DefaultModels()
+	}
+	s := &Server{
+		models:    make(map[string]Model),
+		responder: cfg.Responder,
+		apiKey:    cfg.APIKey,
+		cache:     newPromptCache(cfg.PromptCache),
+		maxBody:   cfg.MaxBodyBytes,
+		now:       cfg.Now,
+	}
+	for _, m := range models {
+		if m.Snapshot == "" {
+			return nil, errors.New("fakeprovider: a model has no snapshot name")
+		}
+		for _, name := range append([]string{m.Snapshot}, m.Aliases...) {
+			if _, dup := s.models[name]; dup {
+				return nil, fmt.Errorf("fakeprovider: model name %q is listed twice", name)
+			}
+			s.models[name] = m
+		}
+	}
+	var err error
+	if s.missingUsage, err = newFraction(cfg.MissingUsageRate); err != nil {
+		return nil, fmt.Errorf("fakeprovider: MissingUsageRate: %w", err)
+	}
+	if s.maxBody == 0 {
+		s.maxBody = 8 << 20
+	}
+	if s.responder == nil {
+		s.responder = Deterministic
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	return s, nil
+}
+
+// ServeHTTP answers like the provider.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("x-request-id", "req_"+randomString(32, hexDigits))
+	if s.apiKey != "" {
+		if apiErr := s.checkAuth(r); apiErr != nil {
+			apiErr.write(w)
+			return
+		}
+	}
+	switch {
+	case r.URL.Path == "/v1/chat/completions" && r.Method == http.MethodPost:
+		s.chatCompletions(w, r)
+	default:
+		invalidURL(r).write(w)
+	}
+}
+
+func (s *Server) checkAuth(r *http.Request) *APIError {
+	got := r.Header.Get("Authorization")
+	if got == "" {
+		return unauthorized("You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).")
+	}
+	if subtle.ConstantTimeCompare([]byte(got), []byte("Bearer "+s.apiKey)) != 1 {
+		// Unlike OpenAI, the message does not echo part of the key: it is a secret.
+		return unauthorized("Incorrect API key provided.")
+	}
+	return nil
+}
+
+// Serve answers on ln until ctx is done, then shuts down gracefully.
+func Serve(ctx context.Context, ln net.Listener, cfg Config) error {
+	s, err := New(cfg)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	stop := context.AfterFunc(ctx, func() {
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(shutdownCtx)
+	})
+	defer stop()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("fakeprovider: serve: %w", err)
+	}
+	return nil
+}
+
+const (
+	hexDigits = "0123456789abcdef"
+	base62    = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+)
+
+// randomString returns n characters drawn from alphabet (at most 256 long).
+func randomString(n int, alphabet string) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b)
+}
