@@ -27,6 +27,11 @@ test: deps
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 
+# Ratios against baselines measured in the same run.
+bench: build
+	$(GO) run ./bench/ledger
+	@if [ -d bench/sqlsanitizer ]; then $(GO) run ./bench/sqlsanitizer; fi
+
 # Needs `make run` in another terminal.
 demo: build
 	$(GO) build -o bin/llmapp ./examples/llmapp

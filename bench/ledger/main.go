@@ -1,0 +1,336 @@
+// Command ledger benchmarks ledger ingest against baselines measured in the
+// same run, because absolute times on shared machines are not stable:
+//
+//   - end-to-end calls/s (OTLP in → rows queryable) through docket collector,
+//     as a ratio to a raw engine insert of the same rows;
+//   - collector CPU per 1,000 LLM spans with the ledger exporter, as a ratio
+//     to the same collector passing the spans to a debug exporter.
+//
+// Run: make bench (or go run ./bench/ledger -n 50000).
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+
+	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/chdbengine"
+	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/pricing"
+	"github.com/docketlabs/docket/queries"
+)
+
+func main() {
+	n := flag.Int("n", 50000, "LLM call spans per measurement")
+	batch := flag.Int("batch", 1000, "spans per OTLP request")
+	senders := flag.Int("senders", 4, "concurrent OTLP senders")
+	bin := flag.String("docket", "bin/docket", "docket binary")
+	flag.Parse()
+	if err := run(*n, *batch, *senders, *bin); err != nil {
+		slog.Error("bench failed", "err", err)
+		os.Exit(1)
+	}
+}
+
+func run(n, batchSize, senders int, bin string) error {
+	batches := makeBatches(n, batchSize)
+	rawRate, err := rawInsertRate(batches)
+	if err != nil {
+		return err
+	}
+	e2e, err := measureCollector(bin, "ledger.yaml", batches, senders, true)
+	if err != nil {
+		return fmt.Errorf("ledger collector: %w", err)
+	}
+	dbg, err := measureCollector(bin, "debug.yaml", batches, senders, false)
+	if err != nil {
+		return fmt.Errorf("debug collector: %w", err)
+	}
+	e2eRate := float64(n) / e2e.elapsed.Seconds()
+	fmt.Printf("ledger ingest, %d LLM call spans, %d per OTLP request, %d senders\n", n, batchSize, senders)
+	fmt.Printf("  raw engine insert (same rows, prebuilt SQL)   %10.0f rows/s\n", rawRate)
+	fmt.Printf("  end to end: OTLP in -> rows queryable         %10.0f calls/s   ratio %.2f (target >= 0.5)\n", e2eRate, e2eRate/rawRate)
+	fmt.Printf("  collector CPU per 1,000 spans, debug exporter %10.1f ms\n", dbg.cpuPer1000())
+	fmt.Printf("  collector CPU per 1,000 spans, ledger         %10.1f ms       ratio %.2f (target <= 1.5)\n", e2e.cpuPer1000(), e2e.cpuPer1000()/dbg.cpuPer1000())
+	return nil
+}
+
+func makeBatches(n, size int) []ptrace.Traces {
+	var out []ptrace.Traces
+	start := time.Now().Add(-time.Hour)
+	for i := 0; i < n; {
+		td := ptrace.NewTraces()
+		rs := td.ResourceSpans().AppendEmpty()
+		rs.Resource().Attributes().PutStr("service.name", "bench")
+		spans := rs.ScopeSpans().AppendEmpty().Spans()
+		for j := 0; j < size && i < n; j, i = j+1, i+1 {
+			s := spans.AppendEmpty()
+			var tid [16]byte
+			copy(tid[:], fmt.Sprintf("b%015x", i))
+			s.SetTraceID(pcommon.TraceID(tid))
+			s.SetSpanID(pcommon.SpanID{byte(i >> 24), byte(i >> 16), byte(i >> 8), byte(i), 7, 7, 7, 7})
+			s.SetStartTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Duration(i) * time.Millisecond)))
+			s.SetEndTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Duration(i)*time.Millisecond + 800*time.Millisecond)))
+			s.SetName("chat gpt-4o-mini")
+			s.SetKind(ptrace.SpanKindClient)
+			a := s.Attributes()
+			a.PutStr("gen_ai.operation.name", "chat")
+			a.PutStr("gen_ai.provider.name", "openai")
+			a.PutStr("gen_ai.request.model", "gpt-4o-mini")
+			a.PutStr("gen_ai.response.model", "gpt-4o-mini-2024-07-18")
+			a.PutStr("gen_ai.response.id", fmt.Sprintf("chatcmpl-%d", i))
+			a.PutDouble("gen_ai.request.temperature", 0.2)
+			a.PutInt("gen_ai.request.max_tokens", 300)
+			a.PutInt("gen_ai.usage.input_tokens", int64(100+i%500))
+			a.PutInt("gen_ai.usage.output_tokens", int64(20+i%80))
+			a.PutEmptySlice("gen_ai.response.finish_reasons").AppendEmpty().SetStr("stop")
+			a.PutStr("server.address", "api.example.invalid")
+		}
+		out = append(out, td)
+	}
+	return out
+}
+
+// rawInsertRate inserts the rows the exporter would write, with the INSERT
+// statements built beforehand, so only the engine is timed.
+func rawInsertRate(batches []ptrace.Traces) (float64, error) {
+	dir, err := os.MkdirTemp("", "bench-raw-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	eng, err := chdbengine.Open(dir)
+	if err != nil {
+		return 0, err
+	}
+	defer eng.Close()
+	store := ledger.NewStore(eng)
+	ctx := context.Background()
+	if err := store.Migrate(ctx); err != nil {
+		return 0, err
+	}
+	prices, err := pricing.Default()
+	if err != nil {
+		return 0, err
+	}
+	x := &ledger.Extractor{TenantAttribute: "tenant.id", DefaultTenant: "default", Prices: prices}
+	head, err := engine.Bind(queries.MustGet("insert_llm_calls"), map[string]any{"token": "raw"})
+	if err != nil {
+		return 0, err
+	}
+	head = strings.Replace(head, "insert_deduplication_token = 'raw'", "insert_deduplicate = 0", 1)
+	var stmts []string
+	rows := 0
+	// The exporter writes up to 10,000 rows per insert.
+	var buf bytes.Buffer
+	flush := func() {
+		if buf.Len() > 0 {
+			stmts = append(stmts, head+"\n"+buf.String())
+			buf.Reset()
+		}
+	}
+	enc := json.NewEncoder(&buf)
+	for _, td := range batches {
+		rs := td.ResourceSpans().At(0)
+		spans := rs.ScopeSpans().At(0).Spans()
+		for i := 0; i < spans.Len(); i++ {
+			c := x.Call(rs.Resource(), spans.At(i), time.Now())
+			if err := enc.Encode(c); err != nil {
+				return 0, err
+			}
+			rows++
+			if rows%10000 == 0 {
+				flush()
+			}
+		}
+	}
+	flush()
+	t0 := time.Now()
+	for _, s := range stmts {
+		if err := eng.Exec(ctx, s); err != nil {
+			return 0, err
+		}
+	}
+	return float64(rows) / time.Since(t0).Seconds(), nil
+}
+
+type measurement struct {
+	elapsed time.Duration
+	cpu     time.Duration
+	spans   int
+}
+
+func (m measurement) cpuPer1000() float64 {
+	return float64(m.cpu.Milliseconds()) * 1000 / float64(m.spans)
+}
+
+// measureCollector runs the collector with cfg, sends all batches, and
+// measures wall time until every call is queryable (ledger) or acknowledged
+// (debug), and the process's CPU time over the same interval.
+func measureCollector(bin, cfg string, batches []ptrace.Traces, senders int, waitLedger bool) (measurement, error) {
+	dir, err := os.MkdirTemp("", "bench-col-")
+	if err != nil {
+		return measurement{}, err
+	}
+	defer os.RemoveAll(dir)
+	otlp, api := freePort(), freePort()
+	cfgPath, _ := filepath.Abs(filepath.Join("bench", "ledger", cfg))
+	cmd := exec.Command(bin, "collector", "--config", "file:"+cfgPath)
+	cmd.Env = append(os.Environ(), "BENCH_DATA="+dir, "BENCH_OTLP_PORT="+otlp, "BENCH_API_PORT="+api)
+	logf, err := os.Create(filepath.Join(dir, "collector.log"))
+	if err != nil {
+		return measurement{}, err
+	}
+	defer logf.Close()
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		return measurement{}, err
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+
+	bodies := make([][]byte, len(batches))
+	total := 0
+	for i, td := range batches {
+		if bodies[i], err = ptraceotlp.NewExportRequestFromTraces(td).MarshalProto(); err != nil {
+			return measurement{}, err
+		}
+		total += td.SpanCount()
+	}
+	url := "http://127.0.0.1:" + otlp + "/v1/traces"
+	if err := waitReady(otlp); err != nil {
+		return measurement{}, err
+	}
+	cpu0, err := cpuTime(cmd.Process.Pid)
+	if err != nil {
+		return measurement{}, err
+	}
+	t0 := time.Now()
+	if err := sendAll(url, bodies, senders); err != nil {
+		return measurement{}, err
+	}
+	if waitLedger {
+		if err := waitCalls(api, uint64(total), 5*time.Minute); err != nil {
+			return measurement{}, err
+		}
+	}
+	elapsed := time.Since(t0)
+	cpu1, err := cpuTime(cmd.Process.Pid)
+	if err != nil {
+		return measurement{}, err
+	}
+	return measurement{elapsed: elapsed, cpu: cpu1 - cpu0, spans: total}, nil
+}
+
+// waitReady waits for the OTLP receiver, which starts after the extensions.
+func waitReady(otlpPort string) error {
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		c, err := net.Dial("tcp", "127.0.0.1:"+otlpPort)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("collector not ready")
+}
+
+func sendAll(url string, bodies [][]byte, senders int) error {
+	work := make(chan []byte)
+	done := make(chan struct{})
+	var once sync.Once
+	errs := make(chan error, senders)
+	fail := func(err error) {
+		errs <- err
+		once.Do(func() { close(done) })
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < senders; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range work {
+				resp, err := http.Post(url, "application/x-protobuf", bytes.NewReader(b))
+				if err != nil {
+					fail(err)
+					return
+				}
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					fail(fmt.Errorf("send: %s", resp.Status))
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(work)
+		for _, b := range bodies {
+			select {
+			case work <- b:
+			case <-done:
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+func waitCalls(api string, want uint64, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get("http://127.0.0.1:" + api + "/api/v1/ledger/stats")
+		if err == nil {
+			var s ledger.Counts
+			err = json.NewDecoder(resp.Body).Decode(&s)
+			resp.Body.Close()
+			if err == nil && s.Calls >= want {
+				return nil
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("ledger did not reach %d calls", want)
+}
+
+// cpuTime is user+system CPU of a process from /proc (Linux).
+func cpuTime(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command name, which is in parentheses.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	const ticks = 100 // USER_HZ on Linux
+	return time.Duration(utime+stime) * time.Second / ticks, nil
+}
+
+func freePort() string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer ln.Close()
+	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+}
