@@ -1,0 +1,110 @@
+// Command linkage measures, for the trace IDs the demo load driver recorded,
+// the share of requests whose evidence arrived linked under one trace ID in
+// the ledger: exactly one LLM call row, its database span and its retrieval
+// span, all sharing the trace ID and the same parent chain.
+//
+// Run after `make demo` (or loaddriver -trace-ids FILE) against docket dev:
+//
+//	go run ./bench/linkage -ids data/demo-trace-ids.txt
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+
+	"github.com/docketlabs/docket/ledger"
+)
+
+type evidence struct {
+	Calls         []ledger.Call         `json:"calls"`
+	EvidenceSpans []ledger.EvidenceSpan `json:"evidence_spans"`
+}
+
+func main() {
+	ids := flag.String("ids", "data/demo-trace-ids.txt", "file of trace IDs, one per line")
+	api := flag.String("api", "http://127.0.0.1:8080", "docket evidence API")
+	flag.Parse()
+	if err := run(*ids, *api); err != nil {
+		slog.Error("linkage failed", "err", err)
+		os.Exit(1)
+	}
+}
+
+func run(idsFile, api string) error {
+	f, err := os.Open(idsFile)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var total, linked, oneCall, missing int
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		id := sc.Text()
+		if id == "" {
+			continue
+		}
+		total++
+		ev, found, err := fetch(api, id)
+		if err != nil {
+			return err
+		}
+		if !found {
+			missing++
+			continue
+		}
+		if len(ev.Calls) == 1 {
+			oneCall++
+		}
+		if isLinked(ev) {
+			linked++
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	if total == 0 {
+		return fmt.Errorf("no trace IDs in %s", idsFile)
+	}
+	fmt.Printf("requests %d  linked (call + db + retrieval under one trace, shared parent) %d = %.2f%%  exactly one call row %d  not in ledger %d\n",
+		total, linked, 100*float64(linked)/float64(total), oneCall, missing)
+	return nil
+}
+
+// isLinked: one call, and a DB span and a retrieval span whose parent is the
+// call's parent (the worker span of the example application).
+func isLinked(ev evidence) bool {
+	if len(ev.Calls) != 1 {
+		return false
+	}
+	parent := ev.Calls[0].ParentSpanID
+	var db, retrieval bool
+	for _, s := range ev.EvidenceSpans {
+		if s.ParentSpanID != parent || parent == "" {
+			continue
+		}
+		db = db || s.Category == "db"
+		retrieval = retrieval || s.Category == "retrieval"
+	}
+	return db && retrieval
+}
+
+func fetch(api, id string) (evidence, bool, error) {
+	var ev evidence
+	resp, err := http.Get(api + "/api/v1/evidence/" + id)
+	if err != nil {
+		return ev, false, err
+	}
+	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusOK:
+		return ev, true, json.NewDecoder(resp.Body).Decode(&ev)
+	case http.StatusNotFound:
+		return ev, false, nil
+	}
+	return ev, false, fmt.Errorf("evidence %s: %s", id, resp.Status)
+}
