@@ -352,12 +352,20 @@ func requestParams(attrs pcommon.Map, is *issues) map[string]string {
 	return out
 }
 
-// Content attributes the content processor moves to the store, and the
-// reference attributes it leaves.
+// Content attributes the content processor moves to the store, with the
+// indexed forms (gen_ai.prompt.0.content) matched by prefix.
 var contentKeys = []string{
 	"gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions",
 	"gen_ai.tool.definitions", "gen_ai.prompt", "gen_ai.completion",
 }
+
+var contentPrefixes = func() []string {
+	out := make([]string, len(contentKeys))
+	for i, k := range contentKeys {
+		out[i] = k + "."
+	}
+	return out
+}()
 
 // Attribute names of the content processor's output.
 const (
@@ -382,8 +390,11 @@ func (x *Extractor) contentColumns(attrs pcommon.Map, c *Call, is *issues) {
 	c.ContentStatus = ContentNone
 	onSpan := false
 	attrs.Range(func(k string, _ pcommon.Value) bool {
-		for _, ck := range contentKeys {
-			if k == ck || strings.HasPrefix(k, ck+".") {
+		if !strings.HasPrefix(k, "gen_ai.") {
+			return true
+		}
+		for i, ck := range contentKeys {
+			if k == ck || strings.HasPrefix(k, contentPrefixes[i]) {
 				onSpan = true
 				return false
 			}

@@ -10,6 +10,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -131,17 +132,18 @@ func rawInsertRate(batches []ptrace.Traces) (float64, error) {
 		return 0, err
 	}
 	x := &ledger.Extractor{TenantAttribute: "tenant.id", DefaultTenant: "default", Prices: prices}
-	head, err := engine.Bind(queries.MustGet("insert_llm_calls"), map[string]any{"token": "raw"})
-	if err != nil {
-		return 0, err
-	}
-	head = strings.Replace(head, "insert_deduplication_token = 'raw'", "insert_deduplicate = 0", 1)
+	// The same statement the exporter writes, with a token per statement.
+	insertSQL := queries.MustGet("insert_llm_calls")
 	var stmts []string
 	rows := 0
 	// The exporter writes up to 10,000 rows per insert.
 	var buf bytes.Buffer
 	flush := func() {
 		if buf.Len() > 0 {
+			head, err := engine.Bind(insertSQL, map[string]any{"token": fmt.Sprint("raw-", len(stmts))})
+			if err != nil {
+				panic(err)
+			}
 			stmts = append(stmts, head+"\n"+buf.String())
 			buf.Reset()
 		}
@@ -190,10 +192,10 @@ func measureCollector(bin, cfg string, batches []ptrace.Traces, senders int, wai
 		return measurement{}, err
 	}
 	defer os.RemoveAll(dir)
-	otlp, api := freePort(), freePort()
+	otlp, api, metricsPort := freePort(), freePort(), freePort()
 	cfgPath, _ := filepath.Abs(filepath.Join("bench", "ledger", cfg))
 	cmd := exec.Command(bin, "collector", "--config", "file:"+cfgPath)
-	cmd.Env = append(os.Environ(), "BENCH_DATA="+dir, "BENCH_OTLP_PORT="+otlp, "BENCH_API_PORT="+api)
+	cmd.Env = append(os.Environ(), "BENCH_DATA="+dir, "BENCH_OTLP_PORT="+otlp, "BENCH_API_PORT="+api, "BENCH_METRICS_PORT="+metricsPort)
 	logf, err := os.Create(filepath.Join(dir, "collector.log"))
 	if err != nil {
 		return measurement{}, err
@@ -226,7 +228,9 @@ func measureCollector(bin, cfg string, batches []ptrace.Traces, senders int, wai
 		return measurement{}, err
 	}
 	if waitLedger {
-		if err := waitCalls(api, uint64(total), 5*time.Minute); err != nil {
+		// Watch the exporter's own counter, not the ledger: querying the
+		// ledger would add its CPU to the measurement.
+		if err := waitSent(metricsPort, total, 5*time.Minute); err != nil {
 			return measurement{}, err
 		}
 	}
@@ -234,6 +238,11 @@ func measureCollector(bin, cfg string, batches []ptrace.Traces, senders int, wai
 	cpu1, err := cpuTime(cmd.Process.Pid)
 	if err != nil {
 		return measurement{}, err
+	}
+	if waitLedger {
+		if err := checkCalls(api, uint64(total)); err != nil {
+			return measurement{}, err
+		}
 	}
 	return measurement{elapsed: elapsed, cpu: cpu1 - cpu0, spans: total}, nil
 }
@@ -295,21 +304,50 @@ func sendAll(url string, bodies [][]byte, senders int) error {
 	return <-errs
 }
 
-func waitCalls(api string, want uint64, timeout time.Duration) error {
+func waitSent(metricsPort string, want int, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		resp, err := http.Get("http://127.0.0.1:" + api + "/api/v1/ledger/stats")
-		if err == nil {
-			var s ledger.Counts
-			err = json.NewDecoder(resp.Body).Decode(&s)
-			resp.Body.Close()
-			if err == nil && s.Calls >= want {
-				return nil
-			}
+		if n, err := sentSpans(metricsPort); err == nil && n >= want {
+			return nil
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return fmt.Errorf("ledger did not reach %d calls", want)
+	return fmt.Errorf("exporter did not send %d spans", want)
+}
+
+func sentSpans(metricsPort string) (int, error) {
+	resp, err := http.Get("http://127.0.0.1:" + metricsPort + "/metrics")
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if line := sc.Text(); strings.HasPrefix(line, "otelcol_exporter_sent_spans{") {
+			f := strings.Fields(line)
+			v, err := strconv.ParseFloat(f[len(f)-1], 64)
+			return int(v), err
+		}
+	}
+	return 0, fmt.Errorf("no sent_spans metric yet")
+}
+
+// checkCalls confirms, after the measurement, that the ledger holds exactly
+// the calls sent.
+func checkCalls(api string, want uint64) error {
+	resp, err := http.Get("http://127.0.0.1:" + api + "/api/v1/ledger/stats")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var s ledger.Counts
+	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
+		return err
+	}
+	if s.Calls != want {
+		return fmt.Errorf("ledger holds %d calls, want %d", s.Calls, want)
+	}
+	return nil
 }
 
 // cpuTime is user+system CPU of a process from /proc (Linux).

@@ -1,0 +1,36 @@
+package ledger
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// BenchmarkCallRow is the per-span Go cost of the ledger: extraction with
+// pricing, then encoding the row for insert.
+func BenchmarkCallRow(b *testing.B) {
+	x := testExtractor(b)
+	res, span := testSpan(map[string]any{
+		"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai",
+		"gen_ai.request.model": "gpt-4o-mini", "gen_ai.response.model": "gpt-4o-mini-2024-07-18",
+		"gen_ai.response.id": "chatcmpl-123", "gen_ai.usage.input_tokens": int64(120),
+		"gen_ai.usage.output_tokens": int64(30), "gen_ai.request.temperature": 0.2,
+		"gen_ai.response.finish_reasons": []any{"stop"}, "server.address": "api.example.invalid",
+	})
+	now := time.Now()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	b.Run("extract", func(b *testing.B) {
+		for b.Loop() {
+			_ = x.Call(res, span, now)
+		}
+	})
+	c := x.Call(res, span, now)
+	b.Run("encode", func(b *testing.B) {
+		for b.Loop() {
+			buf.Reset()
+			_ = enc.Encode(&c)
+		}
+	})
+}
