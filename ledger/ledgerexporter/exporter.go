@@ -29,6 +29,7 @@ type ledgerExporter struct {
 
 	calls, evidence, failures metric.Int64Counter
 	costUnknown               metric.Int64Counter
+	outage                    *outageLog
 }
 
 func newLedgerExporter(cfg *Config, set exporter.Settings) *ledgerExporter {
@@ -36,6 +37,7 @@ func newLedgerExporter(cfg *Config, set exporter.Settings) *ledgerExporter {
 		cfg:    cfg,
 		logger: set.Logger,
 		meter:  set.MeterProvider.Meter("github.com/docketlabs/docket/ledger/ledgerexporter"),
+		outage: &outageLog{logger: set.Logger, interval: 30 * time.Second},
 	}
 }
 
@@ -117,7 +119,7 @@ func (e *ledgerExporter) shutdown(context.Context) error {
 func (e *ledgerExporter) pushTraces(ctx context.Context, td ptrace.Traces) error {
 	store, err := e.openStore(ctx)
 	if err != nil {
-		e.failures.Add(ctx, 1)
+		e.fail(ctx, err)
 		return err
 	}
 	now := time.Now().UTC()
@@ -138,13 +140,14 @@ func (e *ledgerExporter) pushTraces(ctx context.Context, td ptrace.Traces) error
 		}
 	}
 	if err := store.InsertCalls(ctx, calls); err != nil {
-		e.failures.Add(ctx, 1)
+		e.fail(ctx, err)
 		return err
 	}
 	if err := store.InsertEvidence(ctx, evidence); err != nil {
-		e.failures.Add(ctx, 1)
+		e.fail(ctx, err)
 		return err
 	}
+	e.outage.success()
 	e.calls.Add(ctx, int64(len(calls)))
 	e.evidence.Add(ctx, int64(len(evidence)))
 	for _, c := range calls {
@@ -153,4 +156,9 @@ func (e *ledgerExporter) pushTraces(ctx context.Context, td ptrace.Traces) error
 		}
 	}
 	return nil
+}
+
+func (e *ledgerExporter) fail(ctx context.Context, err error) {
+	e.failures.Add(ctx, 1)
+	e.outage.failure(err)
 }
