@@ -29,6 +29,7 @@ import (
 	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
 
 	"github.com/docketlabs/docket/ledger/ledgerexporter"
+	"github.com/docketlabs/docket/processors/sqlsanitizerprocessor"
 	"github.com/docketlabs/docket/ui/uiextension"
 )
 
@@ -43,6 +44,7 @@ func Components() (otelcol.Factories, error) {
 		return f, err
 	}
 	if f.Processors, err = otelcol.MakeFactoryMap[processor.Factory](
+		sqlsanitizerprocessor.NewFactory(),
 		batchprocessor.NewFactory(),
 		memorylimiterprocessor.NewFactory(),
 		attributesprocessor.NewFactory(),

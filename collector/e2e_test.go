@@ -45,6 +45,7 @@ func freePort(t *testing.T) string {
 type collectorProc struct {
 	t        *testing.T
 	bin, dir string
+	config   string
 	env      []string
 	otlpURL  string
 	apiURL   string
@@ -52,7 +53,10 @@ type collectorProc struct {
 	log      *os.File
 }
 
-func newCollectorProc(t *testing.T, bin string) *collectorProc {
+// newCollectorProc prepares a collector running testdata/config; the config
+// reads its data directory and ports from E2E_* variables, and extraEnv adds
+// more.
+func newCollectorProc(t *testing.T, bin, config string, extraEnv ...string) *collectorProc {
 	dir := t.TempDir()
 	otlp, api := freePort(t), freePort(t)
 	log, err := os.Create(filepath.Join(dir, "collector.log"))
@@ -61,8 +65,8 @@ func newCollectorProc(t *testing.T, bin string) *collectorProc {
 	}
 	t.Cleanup(func() { log.Close() })
 	return &collectorProc{
-		t: t, bin: bin, dir: dir, log: log,
-		env:     append(os.Environ(), "E2E_DATA="+dir, "E2E_OTLP_PORT="+otlp, "E2E_API_PORT="+api),
+		t: t, bin: bin, dir: dir, log: log, config: config,
+		env:     append(append(os.Environ(), "E2E_DATA="+dir, "E2E_OTLP_PORT="+otlp, "E2E_API_PORT="+api), extraEnv...),
 		otlpURL: "http://127.0.0.1:" + otlp + "/v1/traces",
 		apiURL:  "http://127.0.0.1:" + api,
 	}
@@ -70,7 +74,7 @@ func newCollectorProc(t *testing.T, bin string) *collectorProc {
 
 func (p *collectorProc) start() {
 	p.t.Helper()
-	cfg, _ := filepath.Abs("testdata/ledger-e2e.yaml")
+	cfg, _ := filepath.Abs(filepath.Join("testdata", p.config))
 	p.cmd = exec.Command(p.bin, "collector", "--config", "file:"+cfg)
 	p.cmd.Env = p.env
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
@@ -184,6 +188,11 @@ func send(t *testing.T, url string, td ptrace.Traces) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sendBody(t, url, body)
+}
+
+func sendBody(t *testing.T, url string, body []byte) {
+	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		resp, err := http.Post(url, "application/x-protobuf", bytes.NewReader(body))
@@ -208,7 +217,7 @@ func TestLedgerKeepsEveryCallAcrossKills(t *testing.T) {
 		t.Skip("builds and runs the collector")
 	}
 	const calls = 10000
-	p := newCollectorProc(t, docketBinary(t))
+	p := newCollectorProc(t, docketBinary(t), "ledger-e2e.yaml")
 	p.start()
 	batches := callBatches(calls, newRand())
 	kills := map[int]bool{len(batches) / 4: true, len(batches) / 2: true, 3 * len(batches) / 4: true}

@@ -1,0 +1,76 @@
+package sqlsanitizerprocessor
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+
+	"github.com/docketlabs/docket/processors/sqlsanitizerprocessor/internal/metadata"
+	"github.com/docketlabs/docket/processors/sqlsanitizerprocessor/sanitize"
+)
+
+func TestLoadConfig(t *testing.T) {
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	require.NoError(t, err)
+
+	tests := []struct {
+		name    string
+		want    *Config
+		wantErr string
+	}{
+		{name: "", want: createDefaultConfig()},
+		{name: "custom", want: &Config{
+			Attributes:        []string{"db.query.text", "db.statement", "sql.query"},
+			DefaultDialect:    "postgresql",
+			CollapseLists:     true,
+			KeepSQLCommenter:  true,
+			MySQLANSIQuotes:   true,
+			MaxQueryLength:    65536,
+			FillSummary:       true,
+			FillOperationName: true,
+			KeepParameters:    []string{"limit", "db.query.parameter.page"},
+			SanitizeLogBody:   true,
+		}},
+		{name: "empty_attributes", wantErr: "at least one attribute key is required"},
+		{name: "parameter_attribute", wantErr: "is a query parameter"},
+		{name: "bad_dialect", wantErr: `unknown dialect "cobol"`},
+		{name: "bad_length", wantErr: "max_query_length: 0 is outside"},
+		{name: "bad_parameter", wantErr: "names no parameter"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sub, err := cm.Sub(component.NewIDWithName(metadata.Type, tt.name).String())
+			require.NoError(t, err)
+			cfg := NewFactory().CreateDefaultConfig()
+			require.NoError(t, sub.Unmarshal(cfg))
+			err = confmap.Validate(cfg)
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, cfg)
+		})
+	}
+}
+
+func TestDefaultConfigIsUseful(t *testing.T) {
+	cfg := createDefaultConfig()
+	require.NoError(t, cfg.Validate())
+	assert.Equal(t, []string{attrQueryText, attrStatement}, cfg.Attributes)
+	assert.Equal(t, sanitize.DefaultMaxLength, cfg.MaxQueryLength)
+}
+
+func TestValidateRejectsDuplicatesAndReservedKeys(t *testing.T) {
+	cfg := createDefaultConfig()
+	cfg.Attributes = []string{"db.query.text", "db.query.text", "", attrSanitization}
+	err := cfg.Validate()
+	require.ErrorContains(t, err, "listed twice")
+	require.ErrorContains(t, err, "empty key")
+	require.ErrorContains(t, err, "is not query text")
+}
