@@ -123,7 +123,9 @@ func (e *ledgerExporter) pushTraces(ctx context.Context, td ptrace.Traces) error
 		return err
 	}
 	now := time.Now().UTC()
-	var calls []ledger.Call
+	// Sized for the common case of a batch of calls: rows are large, and
+	// growing the slice copied them repeatedly.
+	calls := make([]ledger.Call, 0, td.SpanCount())
 	var evidence []ledger.EvidenceSpan
 	for i := 0; i < td.ResourceSpans().Len(); i++ {
 		rs := td.ResourceSpans().At(i)
