@@ -14,7 +14,7 @@ import (
 func Bind(query string, params map[string]any) (string, error) {
 	var b strings.Builder
 	b.Grow(len(query))
-	used := 0
+	used := make(map[string]bool, len(params))
 	for i := 0; i < len(query); {
 		c := query[i]
 		if c != '{' {
@@ -39,11 +39,13 @@ func Bind(query string, params map[string]any) (string, error) {
 			return "", fmt.Errorf("engine: bind %q: %w", name, err)
 		}
 		b.WriteString(lit)
-		used++
+		used[name] = true
 		i += end + 1
 	}
-	if used < len(params) {
-		return "", fmt.Errorf("engine: bind: %d parameters given, %d placeholders used", len(params), used)
+	for name := range params {
+		if !used[name] {
+			return "", fmt.Errorf("engine: bind: parameter %q has no placeholder", name)
+		}
 	}
 	return b.String(), nil
 }
@@ -72,6 +74,9 @@ func literal(typ string, v any) (string, error) {
 		t, ok := v.(time.Time)
 		if !ok {
 			return "", fmt.Errorf("want time.Time, got %T", v)
+		}
+		if y := t.UTC().Year(); y < 1900 || y > 2261 {
+			return "", fmt.Errorf("time %v outside DateTime64(9)'s range", t)
 		}
 		return "toDateTime64(" + Quote(t.UTC().Format("2006-01-02 15:04:05.000000000")) + ", 9, 'UTC')", nil
 	}

@@ -26,6 +26,7 @@ func TestBindErrors(t *testing.T) {
 	}{
 		"missing value":   {"{a:String}", map[string]any{}},
 		"unused value":    {"SELECT 1", map[string]any{"a": "x"}},
+		"unused with dup": {"{a:String} {a:String}", map[string]any{"a": "x", "b": "y"}},
 		"wrong type":      {"{a:UInt64}", map[string]any{"a": "7"}},
 		"unknown type":    {"{a:Float32}", map[string]any{"a": 1.0}},
 		"no type":         {"{a}", map[string]any{"a": "x"}},
