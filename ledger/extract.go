@@ -164,6 +164,16 @@ func (is *issues) int64Attr(attrs pcommon.Map, keys ...string) *int64 {
 	return nil
 }
 
+// inRange keeps n only within [lo, hi], the range of its column; outside it
+// the value is an issue and NULL.
+func (is *issues) inRange(n *int64, key string, lo, hi int64) *int64 {
+	if n != nil && (*n < lo || *n > hi) {
+		is.add("out_of_range", key)
+		return nil
+	}
+	return n
+}
+
 func (is *issues) float64Attr(attrs pcommon.Map, key string) *float64 {
 	v, ok := attrs.Get(key)
 	if !ok {
@@ -274,8 +284,8 @@ func (x *Extractor) Call(res pcommon.Resource, span ptrace.Span, ingestedAt time
 		FinishReasons: is.strList(attrs, "gen_ai.response.finish_reasons"),
 		Status:        statusOf(span.Status()),
 		ErrorType:     is.str(attrs, "error.type", maxIDLen),
-		HTTPStatus:    is.int64Attr(attrs, "http.response.status_code", "http.status_code"),
-		RetryAttempt:  is.int64Attr(attrs, "http.request.resend_count", "gen_ai.request.retry_attempt"),
+		HTTPStatus:    is.inRange(is.int64Attr(attrs, "http.response.status_code", "http.status_code"), "http.response.status_code", 100, 599),
+		RetryAttempt:  is.inRange(is.int64Attr(attrs, "http.request.resend_count", "gen_ai.request.retry_attempt"), "http.request.resend_count", 0, math.MaxUint32),
 		Temperature:   is.float64Attr(attrs, "gen_ai.request.temperature"),
 		TopP:          is.float64Attr(attrs, "gen_ai.request.top_p"),
 		TopK:          is.float64Attr(attrs, "gen_ai.request.top_k"),

@@ -1,16 +1,15 @@
 package ledger
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"sync"
-	"unsafe"
 
 	"github.com/docketlabs/docket/ledger/engine"
 	"github.com/docketlabs/docket/queries"
@@ -84,7 +83,7 @@ func (s *Store) InsertCalls(ctx context.Context, calls []Call) error {
 	for i, c := range calls {
 		keys[i] = c.Tenant + "\x00" + c.TraceID + "\x00" + c.SpanID
 	}
-	return s.insert(ctx, "insert_llm_calls", keys, len(calls), func(i int) any { return &calls[i] })
+	return s.insert(ctx, "insert_llm_calls", "RowBinary", keys, func(b []byte) ([]byte, error) { return EncodeCalls(b, calls) })
 }
 
 // InsertEvidence writes evidence span rows, idempotently like InsertCalls.
@@ -96,39 +95,41 @@ func (s *Store) InsertEvidence(ctx context.Context, spans []EvidenceSpan) error 
 	for i, e := range spans {
 		keys[i] = e.Tenant + "\x00" + e.TraceID + "\x00" + e.SpanID
 	}
-	return s.insert(ctx, "insert_evidence_spans", keys, len(spans), func(i int) any { return &spans[i] })
+	return s.insert(ctx, "insert_evidence_spans", "JSONEachRow", keys, func(b []byte) ([]byte, error) {
+		for i := range spans {
+			row, err := json.Marshal(&spans[i])
+			if err != nil {
+				return b, err
+			}
+			b = append(append(b, row...), '\n')
+		}
+		return b, nil
+	})
 }
 
-func (s *Store) insert(ctx context.Context, name string, keys []string, n int, row func(int) any) error {
-	head, err := engine.Bind(queries.MustGet(name), map[string]any{"token": dedupToken(keys)})
+// insert runs the named INSERT with the rows encode appends, in format.
+func (s *Store) insert(ctx context.Context, name, format string, keys []string, encode func([]byte) ([]byte, error)) error {
+	query, err := engine.Bind(queries.MustGet(name), map[string]any{"token": dedupToken(keys)})
 	if err != nil {
 		return err
 	}
-	buf := insertBuffers.Get().(*bytes.Buffer)
+	buf := insertBuffers.Get().(*[]byte)
 	defer insertBuffers.Put(buf)
-	buf.Reset()
-	// One allocation for the statement instead of repeated doubling, whose
-	// copying and zeroing showed up in profiles (rows encode to ~1 KiB).
-	buf.Grow(len(head) + n*1280)
-	buf.WriteString(head)
-	buf.WriteByte('\n')
-	enc := json.NewEncoder(buf)
-	for i := 0; i < n; i++ {
-		if err := enc.Encode(row(i)); err != nil {
-			return fmt.Errorf("ledger: encode row: %w", err)
-		}
+	// One allocation for the rows: they encode to a few hundred bytes each.
+	b, err := encode(slices.Grow((*buf)[:0], len(keys)*512))
+	if err != nil {
+		return fmt.Errorf("ledger: encode rows: %w", err)
 	}
-	// The statement is megabytes; the engine reads it during the call only,
-	// so it is passed without another copy.
-	if err := s.eng.Exec(ctx, unsafe.String(unsafe.SliceData(buf.Bytes()), buf.Len())); err != nil {
-		return fmt.Errorf("ledger: insert %d rows (%s): %w", n, name, err)
+	*buf = b
+	if err := s.eng.Insert(ctx, query, format, b); err != nil {
+		return fmt.Errorf("ledger: insert %d rows (%s): %w", len(keys), name, err)
 	}
 	return nil
 }
 
 // insertBuffers keeps statement buffers between batches: allocating and
 // zeroing megabytes per insert was a visible share of the exporter's CPU.
-var insertBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+var insertBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // dedupToken identifies a batch by its row keys, independent of order and of
 // ingestion time, so a retried batch carries the same token.

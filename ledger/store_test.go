@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"reflect"
 	"testing"
 	"time"
 
@@ -114,5 +115,46 @@ func TestEvidenceRoundTrip(t *testing.T) {
 	}
 	if len(got) != 1 || got[0].Documents[0].ID != "doc-7" || got[0].Documents[0].Version != "v2" || *got[0].Documents[0].Score != 0.5 {
 		t.Fatalf("got %+v", got)
+	}
+}
+
+// Every column survives the RowBinary insert and the JSON read back.
+func TestEveryColumnRoundTrips(t *testing.T) {
+	ctx := context.Background()
+	res, span := testSpan(map[string]any{
+		"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4o",
+		"gen_ai.response.model": "gpt-4o-2024-08-06", "gen_ai.response.id": "chatcmpl-\x00rt\xff",
+		"gen_ai.response.finish_reasons": []any{"stop", "length"}, "gen_ai.response.time_to_first_chunk": 0.125,
+		"gen_ai.usage.input_tokens": int64(1000), "gen_ai.usage.output_tokens": int64(200),
+		"gen_ai.usage.cache_read.input_tokens": int64(400), "gen_ai.usage.cache_creation.input_tokens": int64(100),
+		"gen_ai.usage.reasoning.output_tokens": int64(50), "gen_ai.request.temperature": 0.2, "gen_ai.request.top_p": 0.9,
+		"gen_ai.request.top_k": 40.0, "gen_ai.request.max_tokens": int64(512), "gen_ai.request.seed": int64(-7),
+		"gen_ai.request.stop_sequences": []any{"\n\n", "END"}, "gen_ai.request.frequency_penalty": 0.5,
+		"gen_ai.request.choice.count": int64(2), "enduser.pseudo.id": "u-93f", "http.request.resend_count": int64(3),
+		"http.response.status_code": int64(429), "error.type": "rate_limit_exceeded",
+		AttrInputRef: "docket-content://acme/input/aa", AttrOutputRef: "docket-content://acme/output/bb",
+		AttrSystemInstructionsRef: "docket-content://acme/system_instructions/cc", AttrToolDefinitionsRef: "docket-content://acme/tool_definitions/dd",
+		AttrContentStatus: "stored", AttrContentBytes: int64(4096),
+	})
+	res.Attributes().PutStr("tenant.id", "roundtrip")
+	span.SetTraceID(pcommon.TraceID{0xab, 0xcd})
+	span.Status().SetCode(2)
+	want := testExtractor(t).Call(res, span, time.Now().UTC().Truncate(time.Millisecond))
+	if err := testStore.InsertCalls(ctx, []Call{want}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := testStore.CallsByTrace(ctx, want.TraceID)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("read back: %v, %d rows", err, len(got))
+	}
+	g := got[0]
+	wantCost, _ := decimal12(want.CostUSD)
+	gotCost, _ := decimal12(g.CostUSD)
+	if (wantCost == nil) != (gotCost == nil) || wantCost != nil && *wantCost != *gotCost {
+		t.Fatalf("cost %v, want %v", g.CostUSD, want.CostUSD)
+	}
+	g.CostUSD, want.CostUSD = nil, nil
+	if !reflect.DeepEqual(g, want) {
+		t.Fatalf("round trip differs:\n got %+v\nwant %+v", g, want)
 	}
 }

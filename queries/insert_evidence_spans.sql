@@ -1,1 +1,3 @@
-INSERT INTO evidence_spans SETTINGS date_time_input_format = 'best_effort', input_format_parallel_parsing = 0, insert_deduplication_token = {token:String} FORMAT JSONEachRow
+-- Rows arrive in JSONEachRow.
+INSERT INTO evidence_spans
+SETTINGS date_time_input_format = 'best_effort', input_format_parallel_parsing = 0, insert_deduplication_token = {token:String}

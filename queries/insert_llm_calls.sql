@@ -1,3 +1,13 @@
--- Parallel parsing spawns threads per insert; for batches of a few thousand
--- rows it doubles CPU for no gain (measured: 27.6 vs 13.7 ms per 1,000 rows).
-INSERT INTO llm_calls SETTINGS date_time_input_format = 'best_effort', input_format_parallel_parsing = 0, insert_deduplication_token = {token:String} FORMAT JSONEachRow
+-- Rows arrive in RowBinary, encoded by ledger/rowbinary.go in exactly this
+-- column order (a test compares the two lists).
+INSERT INTO llm_calls (
+    tenant, trace_id, span_id, parent_span_id, service_name, span_name,
+    start_time, end_time, duration_ms, ttft_ms,
+    operation, provider, request_model, response_model, response_id,
+    input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, usage_source,
+    finish_reasons, status, error_type, error_class, http_status, retry_attempt,
+    temperature, top_p, top_k, max_tokens, seed, stop_sequences, request_params,
+    end_user_ref, input_ref, output_ref, system_instructions_ref, tool_definitions_ref, content_status, content_bytes,
+    cost_usd, cost_status, price_ref, attribute_issues, ingested_at
+)
+SETTINGS insert_deduplication_token = {token:String}

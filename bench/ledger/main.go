@@ -146,45 +146,55 @@ func rawInsertRate(batches []ptrace.Traces) (rate, cpuPer1000 float64, err error
 		return 0, 0, err
 	}
 	x := &ledger.Extractor{TenantAttribute: "tenant.id", DefaultTenant: "default", Prices: prices}
-	// The same statement the exporter writes, with a token per statement.
+	// The statement and rows the exporter writes, encoded beforehand, with
+	// a token per insert; up to 10,000 rows per insert as the queue batches.
 	insertSQL := queries.MustGet("insert_llm_calls")
-	var stmts []string
-	rows := 0
-	// The exporter writes up to 10,000 rows per insert.
-	var buf bytes.Buffer
-	flush := func() {
-		if buf.Len() > 0 {
-			head, err := engine.Bind(insertSQL, map[string]any{"token": fmt.Sprint("raw-", len(stmts))})
-			if err != nil {
-				panic(err)
-			}
-			stmts = append(stmts, head+"\n"+buf.String())
-			buf.Reset()
-		}
+	type insert struct {
+		query string
+		rows  []byte
 	}
-	enc := json.NewEncoder(&buf)
+	var inserts []insert
+	var calls []ledger.Call
+	rows := 0
+	flush := func() error {
+		if len(calls) == 0 {
+			return nil
+		}
+		q, err := engine.Bind(insertSQL, map[string]any{"token": fmt.Sprint("raw-", len(inserts))})
+		if err != nil {
+			return err
+		}
+		data, err := ledger.EncodeCalls(nil, calls)
+		if err != nil {
+			return err
+		}
+		inserts = append(inserts, insert{q, data})
+		calls = calls[:0]
+		return nil
+	}
 	for _, td := range batches {
 		rs := td.ResourceSpans().At(0)
 		spans := rs.ScopeSpans().At(0).Spans()
 		for i := 0; i < spans.Len(); i++ {
-			c := x.Call(rs.Resource(), spans.At(i), time.Now())
-			if err := enc.Encode(c); err != nil {
-				return 0, 0, err
-			}
+			calls = append(calls, x.Call(rs.Resource(), spans.At(i), time.Now()))
 			rows++
-			if rows%10000 == 0 {
-				flush()
+			if len(calls) == 10000 {
+				if err := flush(); err != nil {
+					return 0, 0, err
+				}
 			}
 		}
 	}
-	flush()
+	if err := flush(); err != nil {
+		return 0, 0, err
+	}
 	cpu0, err := cpuTime(os.Getpid())
 	if err != nil {
 		return 0, 0, err
 	}
 	t0 := time.Now()
-	for _, s := range stmts {
-		if err := eng.Exec(ctx, s); err != nil {
+	for _, in := range inserts {
+		if err := eng.Insert(ctx, in.query, "RowBinary", in.rows); err != nil {
 			return 0, 0, err
 		}
 	}

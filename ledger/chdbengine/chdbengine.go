@@ -83,6 +83,19 @@ func (e *Engine) Exec(ctx context.Context, query string) error {
 	return nil
 }
 
+// Insert implements engine.Engine.
+func (e *Engine) Insert(ctx context.Context, query, format string, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	e.s.qmu.Lock()
+	defer e.s.qmu.Unlock()
+	if err := e.s.c.insert(query, format, data); err != nil {
+		return fmt.Errorf("chdbengine: insert: %w", err)
+	}
+	return nil
+}
+
 // QueryJSON implements engine.Engine.
 func (e *Engine) QueryJSON(ctx context.Context, query string, fn func([]byte) error) error {
 	if err := ctx.Err(); err != nil {

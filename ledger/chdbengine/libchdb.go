@@ -24,7 +24,7 @@ var lib struct {
 
 	connect       func(argc int, argv []*byte) *chdbConnection
 	closeConn     func(conn *chdbConnection)
-	query         func(conn unsafe.Pointer, query string, format string) *chdbResult
+	queryN        func(conn unsafe.Pointer, query *byte, queryLen uintptr, format *byte, formatLen uintptr) *chdbResult
 	streamQuery   func(conn unsafe.Pointer, query string, format string) *chdbResult
 	streamFetch   func(conn unsafe.Pointer, result *chdbResult) *chdbResult
 	streamCancel  func(conn unsafe.Pointer, result *chdbResult)
@@ -32,6 +32,13 @@ var lib struct {
 	resultBuffer  func(result *chdbResult) *byte
 	resultLen     func(result *chdbResult) uint
 	resultError   func(result *chdbResult) string
+
+	insertN       func(conn unsafe.Pointer, query *byte, queryLen uintptr, format *byte, formatLen uintptr) unsafe.Pointer
+	insertAppend  func(stream unsafe.Pointer, data *byte, n uintptr) int32
+	insertDone    func(stream unsafe.Pointer) *chdbResult
+	insertError   func(stream unsafe.Pointer) string
+	insertCancel  func(stream unsafe.Pointer)
+	insertDestroy func(stream unsafe.Pointer)
 }
 
 // LibraryPath is where libchdb is looked for: CHDB_LIB_PATH, else where
@@ -71,7 +78,7 @@ func loadLibrary() error {
 		}()
 		purego.RegisterLibFunc(&lib.connect, h, "chdb_connect")
 		purego.RegisterLibFunc(&lib.closeConn, h, "chdb_close_conn")
-		purego.RegisterLibFunc(&lib.query, h, "chdb_query")
+		purego.RegisterLibFunc(&lib.queryN, h, "chdb_query_n")
 		purego.RegisterLibFunc(&lib.streamQuery, h, "chdb_stream_query")
 		purego.RegisterLibFunc(&lib.streamFetch, h, "chdb_stream_fetch_result")
 		purego.RegisterLibFunc(&lib.streamCancel, h, "chdb_stream_cancel_query")
@@ -79,6 +86,12 @@ func loadLibrary() error {
 		purego.RegisterLibFunc(&lib.resultBuffer, h, "chdb_result_buffer")
 		purego.RegisterLibFunc(&lib.resultLen, h, "chdb_result_length")
 		purego.RegisterLibFunc(&lib.resultError, h, "chdb_result_error")
+		purego.RegisterLibFunc(&lib.insertN, h, "chdb_stream_insert_n")
+		purego.RegisterLibFunc(&lib.insertAppend, h, "chdb_stream_append")
+		purego.RegisterLibFunc(&lib.insertDone, h, "chdb_stream_done")
+		purego.RegisterLibFunc(&lib.insertError, h, "chdb_stream_insert_error")
+		purego.RegisterLibFunc(&lib.insertCancel, h, "chdb_stream_cancel_insert")
+		purego.RegisterLibFunc(&lib.insertDestroy, h, "chdb_destroy_insert_stream")
 	})
 	return lib.err
 }
@@ -105,11 +118,48 @@ func connect(dir string) (*conn, error) {
 
 func (c *conn) close() { lib.closeConn(c.c) }
 
-// exec runs a statement and discards its output.
+var nullFormat = []byte("Null")
+
+// exec runs a statement and discards its output. The statement goes to the
+// library by pointer and length, without a NUL-terminated copy.
 func (c *conn) exec(query string) error {
-	r := lib.query(c.c.internal, query, "Null")
+	if query == "" {
+		return errors.New("chdbengine: empty statement")
+	}
+	r := lib.queryN(c.c.internal, unsafe.StringData(query), uintptr(len(query)), &nullFormat[0], uintptr(len(nullFormat)))
 	if r == nil {
 		return errors.New("chdbengine: query returned no result")
+	}
+	defer lib.destroyResult(r)
+	if msg := lib.resultError(r); msg != "" {
+		return errors.New(msg)
+	}
+	return nil
+}
+
+// insert streams rows into an INSERT statement through the library's
+// streaming-insert API. Rows inline in the query text are not binary-safe
+// there: an empty line ("\n\n") ends inline data.
+func (c *conn) insert(query, format string, data []byte) error {
+	if query == "" || format == "" || len(data) == 0 {
+		return errors.New("chdbengine: insert needs a statement, a format and rows")
+	}
+	s := lib.insertN(c.c.internal, unsafe.StringData(query), uintptr(len(query)), unsafe.StringData(format), uintptr(len(format)))
+	if s == nil {
+		return errors.New("chdbengine: insert stream not created")
+	}
+	defer lib.insertDestroy(s)
+	if msg := lib.insertError(s); msg != "" {
+		return errors.New(msg)
+	}
+	if lib.insertAppend(s, &data[0], uintptr(len(data))) != 0 {
+		msg := lib.insertError(s)
+		lib.insertCancel(s)
+		return fmt.Errorf("append rows: %s", msg)
+	}
+	r := lib.insertDone(s)
+	if r == nil {
+		return errors.New("chdbengine: insert returned no result")
 	}
 	defer lib.destroyResult(r)
 	if msg := lib.resultError(r); msg != "" {

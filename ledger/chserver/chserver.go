@@ -53,6 +53,12 @@ func (e *Engine) Exec(ctx context.Context, query string) error {
 	return nil
 }
 
+// Insert implements engine.Engine with the rows inline after FORMAT, which
+// the server reads from the query (native protocol).
+func (e *Engine) Insert(ctx context.Context, query, format string, data []byte) error {
+	return e.Exec(ctx, query+" FORMAT "+format+"\n"+string(data))
+}
+
 // QueryJSON implements engine.Engine.
 func (e *Engine) QueryJSON(ctx context.Context, query string, fn func([]byte) error) error {
 	rows, err := e.conn.Query(ctx, "SELECT formatRowNoNewline('JSONEachRow', *) FROM ("+query+")")

@@ -13,8 +13,12 @@ import (
 // Engine executes ClickHouse SQL. Implementations must be safe for concurrent
 // use; the embedded engine serializes internally.
 type Engine interface {
-	// Exec runs a statement that returns no rows (DDL, INSERT with inline data).
+	// Exec runs a statement that returns no rows.
 	Exec(ctx context.Context, query string) error
+	// Insert runs an INSERT statement (without FORMAT clause) whose rows,
+	// in format, are data. Binary formats are safe: the rows are not
+	// parsed as part of the query text.
+	Insert(ctx context.Context, query, format string, data []byte) error
 	// QueryJSON runs a SELECT and calls fn with each row as one JSON object.
 	// The slice is only valid during the call.
 	QueryJSON(ctx context.Context, query string, fn func(row []byte) error) error
