@@ -1,5 +1,6 @@
 # Two commands on a fresh machine: `make run` and `make test`. Both install
-# what they need (Go modules, libchdb from its npm package).
+# what they need: Go modules, libchdb from its npm package, and (for the
+# tests) versitygw, a real S3 server, built from the Go module proxy.
 
 GO          ?= go
 CHDB_DIR    := $(CURDIR)/.cache/chdb
@@ -23,7 +24,10 @@ build: deps
 run: build
 	bin/docket dev --data $(DATA)
 
-test: deps
+bin/versitygw: scripts/install-versitygw.sh
+	GO=$(GO) scripts/install-versitygw.sh
+
+test: deps bin/versitygw
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 

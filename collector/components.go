@@ -28,7 +28,9 @@ import (
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
 
+	"github.com/docketlabs/docket/contentstore/contentstoreextension"
 	"github.com/docketlabs/docket/ledger/ledgerexporter"
+	"github.com/docketlabs/docket/processors/contentrefprocessor"
 	"github.com/docketlabs/docket/processors/sqlsanitizerprocessor"
 	"github.com/docketlabs/docket/ui/uiextension"
 )
@@ -45,6 +47,7 @@ func Components() (otelcol.Factories, error) {
 	}
 	if f.Processors, err = otelcol.MakeFactoryMap[processor.Factory](
 		sqlsanitizerprocessor.NewFactory(),
+		contentrefprocessor.NewFactory(),
 		batchprocessor.NewFactory(),
 		memorylimiterprocessor.NewFactory(),
 		attributesprocessor.NewFactory(),
@@ -72,6 +75,7 @@ func Components() (otelcol.Factories, error) {
 	}
 	if f.Extensions, err = otelcol.MakeFactoryMap[extension.Factory](
 		uiextension.NewFactory(),
+		contentstoreextension.NewFactory(),
 		filestorage.NewFactory(),
 		healthcheckextension.NewFactory(),
 	); err != nil {

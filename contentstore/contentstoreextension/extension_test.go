@@ -1,0 +1,105 @@
+package contentstoreextension
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/config/configopaque"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/extension/extensiontest"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/contentstore/contentstoreextension/internal/metadata"
+	"github.com/docketlabs/docket/internal/s3test"
+)
+
+var ctx = context.Background()
+
+func start(t *testing.T, cfg *Config, reader sdkmetric.Reader) *storeExtension {
+	t.Helper()
+	set := extensiontest.NewNopSettings(metadata.Type)
+	if reader != nil {
+		set.MeterProvider = sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	}
+	ext, err := NewFactory().Create(ctx, set, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ext.Start(ctx, componenttest.NewNopHost()); err != nil {
+		t.Fatal(err)
+	}
+	return ext.(*storeExtension)
+}
+
+// With the empty config the extension runs the embedded store under ./data
+// and generates a deployment secret there, kept across restarts.
+func TestEmptyConfigRunsEmbeddedStore(t *testing.T) {
+	t.Chdir(t.TempDir())
+	reader := sdkmetric.NewManualReader()
+	ext := start(t, NewFactory().CreateDefaultConfig().(*Config), reader)
+	first, err := ext.ContentStore().Put(ctx, "default", "input.messages", []byte(`[{"role":"user"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(ctx, &rm); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			for _, dp := range m.Data.(metricdata.Gauge[int64]).DataPoints {
+				if dp.Attributes.Len() != 0 {
+					t.Errorf("%s has labels %v", m.Name, dp.Attributes)
+				}
+				got[m.Name] = dp.Value
+			}
+		}
+	}
+	if got["docket_contentstore_used_bytes"] != first.Size || got["docket_contentstore_max_total_bytes"] != contentstore.DefaultMaxTotalBytes {
+		t.Fatalf("metrics %v", got)
+	}
+	if err := ext.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join("data", "content.secret"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("secret file: %v %v", fi, err)
+	}
+	if _, err := os.Stat(filepath.Join("data", "content", "default", "input.messages")); err != nil {
+		t.Fatalf("objects not under ./data/content: %v", err)
+	}
+
+	again := start(t, NewFactory().CreateDefaultConfig().(*Config), nil)
+	defer again.Shutdown(ctx)
+	second, err := again.ContentStore().Put(ctx, "default", "input.messages", []byte(`[ {"role": "user"} ]`))
+	if err != nil || second.Ref != first.Ref || second.Created {
+		t.Fatalf("after restart the same content has another address: %+v %v (was %s)", second, err, first.Ref)
+	}
+}
+
+func TestS3Backend(t *testing.T) {
+	srv := s3test.Start(t)
+	cfg := NewFactory().CreateDefaultConfig().(*Config)
+	s3 := cfg.S3.GetOrInsertDefault()
+	s3.Endpoint, s3.Bucket, s3.AccessKey, s3.SecretKey, s3.Insecure = srv.Endpoint, "ext-test", srv.AccessKey, configopaque.String(srv.SecretKey), true
+	cfg.Directory = configoptional.None[contentstore.DirConfig]()
+	cfg.Secret = "a-deployment-secret-of-at-least-32-bytes"
+	ext := start(t, cfg, nil)
+	defer ext.Shutdown(ctx)
+	r, err := ext.ContentStore().Put(ctx, "acme", "output.messages", []byte("hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ext.ContentStore().SetLegalHold(ctx, r.Ref, true); err != nil {
+		t.Fatalf("legal hold on the bucket the extension created: %v", err)
+	}
+	if err := ext.ContentStore().Delete(ctx, r.Ref); err == nil {
+		t.Fatal("held object deleted")
+	}
+}

@@ -1,0 +1,352 @@
+// Package contentstore keeps the content of LLM calls — prompts, responses,
+// system instructions, tool definitions and tool call payloads — out of
+// ordinary telemetry, in a store of its own: a local directory (the embedded
+// default) or any S3 server.
+//
+// Objects are immutable and addressed by a keyed hash of their canonical
+// form (see Canonicalize and Ref), so the same content stored twice is one
+// object and a reference cannot be confirmed by hashing a guess. Every
+// object is scoped by tenant. A per-object size limit and a total quota
+// bound the store. Objects can be listed, deleted (all versions) and put on
+// legal hold, which the backend itself enforces: a held object cannot be
+// deleted until the hold is released (S3 Object Lock legal hold on S3).
+package contentstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Store is the content store shared by the contentref processor, the UI and
+// the tools. Implementations are safe for concurrent use. Errors never carry
+// content; test them with errors.Is against the Err* values.
+type Store interface {
+	// Put stores content of a tenant under its address and returns the
+	// reference. Storing content that is already there is cheap and returns
+	// the same reference. Fails with ErrTooLarge, ErrQuotaExceeded,
+	// ErrUnavailable, ErrInvalidTenant or ErrInvalidKind.
+	Put(ctx context.Context, tenant, kind string, content []byte) (PutResult, error)
+	// Get returns the stored (canonical) content after checking that it
+	// still matches its address (ErrIntegrity otherwise).
+	Get(ctx context.Context, ref Ref) ([]byte, error)
+	// Stat describes one object.
+	Stat(ctx context.Context, ref Ref) (ObjectInfo, error)
+	// Delete removes an object — on S3 every version of it. It fails with
+	// ErrLegalHold while the object is held and ErrNotFound if it is gone.
+	Delete(ctx context.Context, ref Ref) error
+	// SetLegalHold puts an object on legal hold or releases it.
+	SetLegalHold(ctx context.Context, ref Ref, on bool) error
+	// LegalHold reports whether an object is on legal hold.
+	LegalHold(ctx context.Context, ref Ref) (bool, error)
+	// List calls fn for every object of the selection, in no fixed order.
+	// An error from fn ends the listing and is returned.
+	List(ctx context.Context, sel Selection, fn func(ObjectInfo) error) error
+	// Limits returns the configured limits.
+	Limits() Limits
+	// Usage returns the bytes the store holds as this process counts them.
+	Usage() Usage
+	// Close releases the store.
+	Close() error
+}
+
+// Provider is implemented by components that hand out a Store, such as the
+// contentstore extension; processors find it among the host's extensions.
+type Provider interface {
+	ContentStore() Store
+}
+
+// PutResult is the outcome of a successful Put.
+type PutResult struct {
+	Ref Ref
+	// Size is the stored size in bytes: the canonical form.
+	Size int64
+	// Created is false when the object was already stored.
+	Created bool
+}
+
+// ObjectInfo describes a stored object.
+type ObjectInfo struct {
+	Ref      Ref
+	Size     int64
+	StoredAt time.Time
+}
+
+// Selection chooses objects to list: all of them, one tenant's, or one
+// tenant's of one kind.
+type Selection struct {
+	Tenant string
+	Kind   string
+}
+
+// Limits bound the store.
+type Limits struct {
+	// MaxObjectBytes is the largest content accepted, as received and as
+	// stored.
+	MaxObjectBytes int64
+	// MaxTotalBytes is the quota of the whole store.
+	MaxTotalBytes int64
+}
+
+// Usage is what the store holds. Known is false until the store has been
+// reachable once (an S3 store counts its bucket when it first connects).
+type Usage struct {
+	UsedBytes int64
+	Known     bool
+}
+
+// maxReadBytes bounds a Get even if max_object_bytes was lowered after
+// larger objects were stored.
+const maxReadBytes = 1 << 30
+
+// backend is raw, immutable object storage by key. Keys are
+// <escaped tenant>/<kind>/<digest>.
+type backend interface {
+	// put writes a new object; an existing object of the key is kept.
+	put(ctx context.Context, key string, data []byte) error
+	get(ctx context.Context, key string) ([]byte, error)
+	stat(ctx context.Context, key string) (objectStat, error)
+	// remove deletes every version of the object and returns the bytes
+	// freed.
+	remove(ctx context.Context, key string) (int64, error)
+	setHold(ctx context.Context, key string, on bool) error
+	hold(ctx context.Context, key string) (bool, error)
+	// list calls fn for the current objects under a key prefix.
+	list(ctx context.Context, prefix string, fn func(key string, st objectStat) error) error
+	// usage is the total size of all object versions held.
+	usage(ctx context.Context) (int64, error)
+	close() error
+}
+
+type objectStat struct {
+	size     int64
+	modified time.Time
+}
+
+// store adds addressing, canonicalization, limits and the quota to a
+// backend.
+type store struct {
+	b      backend
+	keyer  *keyer
+	limits Limits
+	logger *zap.Logger
+
+	// Operations on one key are serialized so that a concurrent Put of the
+	// same content is counted once and Delete cannot race SetLegalHold.
+	locks [256]sync.Mutex
+	seed  maphash.Seed
+
+	usageMu sync.Mutex // held while the initial usage is counted
+	mu      sync.Mutex
+	used    int64
+	known   bool
+	closed  bool
+}
+
+func newStore(b backend, secret []byte, limits Limits, logger *zap.Logger) *store {
+	return &store{b: b, keyer: newKeyer(secret), limits: limits, logger: logger, seed: maphash.MakeSeed()}
+}
+
+func (s *store) lock(key string) *sync.Mutex {
+	return &s.locks[maphash.String(s.seed, key)%uint64(len(s.locks))]
+}
+
+func (s *store) Put(ctx context.Context, tenant, kind string, content []byte) (PutResult, error) {
+	if err := s.check(); err != nil {
+		return PutResult{}, err
+	}
+	if err := ValidateTenant(tenant); err != nil {
+		return PutResult{}, err
+	}
+	if err := ValidateKind(kind); err != nil {
+		return PutResult{}, err
+	}
+	if int64(len(content)) > s.limits.MaxObjectBytes {
+		return PutResult{}, ErrTooLarge
+	}
+	canonical := Canonicalize(content)
+	ref := Ref{Tenant: tenant, Kind: kind, Digest: s.keyer.digest(tenant, kind, canonical)}
+	res := PutResult{Ref: ref, Size: int64(len(canonical))}
+	if err := s.countUsage(ctx); err != nil {
+		return PutResult{}, err
+	}
+	key := ref.key()
+	l := s.lock(key)
+	l.Lock()
+	defer l.Unlock()
+	if _, err := s.b.stat(ctx, key); err == nil {
+		return res, nil
+	} else if !errors.Is(err, ErrNotFound) {
+		return PutResult{}, err
+	}
+	if err := s.reserve(res.Size); err != nil {
+		return PutResult{}, err
+	}
+	if err := s.b.put(ctx, key, canonical); err != nil {
+		s.add(-res.Size)
+		return PutResult{}, err
+	}
+	res.Created = true
+	return res, nil
+}
+
+// reserve counts size against the quota before it is written.
+func (s *store) reserve(size int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.used+size > s.limits.MaxTotalBytes {
+		return ErrQuotaExceeded
+	}
+	s.used += size
+	return nil
+}
+
+func (s *store) add(n int64) {
+	s.mu.Lock()
+	s.used += n
+	s.mu.Unlock()
+}
+
+// countUsage learns how much the backend holds, once.
+func (s *store) countUsage(ctx context.Context) error {
+	s.usageMu.Lock()
+	defer s.usageMu.Unlock()
+	s.mu.Lock()
+	known := s.known
+	s.mu.Unlock()
+	if known {
+		return nil
+	}
+	used, err := s.b.usage(ctx)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.used += used
+	s.known = true
+	s.mu.Unlock()
+	s.logger.Info("content store usage counted", zap.Int64("used_bytes", used), zap.Int64("max_total_bytes", s.limits.MaxTotalBytes))
+	return nil
+}
+
+func (s *store) Get(ctx context.Context, ref Ref) ([]byte, error) {
+	if err := s.checkRef(ref); err != nil {
+		return nil, err
+	}
+	data, err := s.b.get(ctx, ref.key())
+	if err != nil {
+		return nil, err
+	}
+	if s.keyer.digest(ref.Tenant, ref.Kind, data) != ref.Digest {
+		return nil, fmt.Errorf("%w: %s", ErrIntegrity, ref)
+	}
+	return data, nil
+}
+
+func (s *store) Stat(ctx context.Context, ref Ref) (ObjectInfo, error) {
+	if err := s.checkRef(ref); err != nil {
+		return ObjectInfo{}, err
+	}
+	st, err := s.b.stat(ctx, ref.key())
+	if err != nil {
+		return ObjectInfo{}, err
+	}
+	return ObjectInfo{Ref: ref, Size: st.size, StoredAt: st.modified}, nil
+}
+
+func (s *store) Delete(ctx context.Context, ref Ref) error {
+	if err := s.checkRef(ref); err != nil {
+		return err
+	}
+	key := ref.key()
+	l := s.lock(key)
+	l.Lock()
+	defer l.Unlock()
+	freed, err := s.b.remove(ctx, key)
+	if freed > 0 {
+		s.add(-freed)
+	}
+	return err
+}
+
+func (s *store) SetLegalHold(ctx context.Context, ref Ref, on bool) error {
+	if err := s.checkRef(ref); err != nil {
+		return err
+	}
+	key := ref.key()
+	l := s.lock(key)
+	l.Lock()
+	defer l.Unlock()
+	return s.b.setHold(ctx, key, on)
+}
+
+func (s *store) LegalHold(ctx context.Context, ref Ref) (bool, error) {
+	if err := s.checkRef(ref); err != nil {
+		return false, err
+	}
+	return s.b.hold(ctx, ref.key())
+}
+
+func (s *store) List(ctx context.Context, sel Selection, fn func(ObjectInfo) error) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	prefix := ""
+	if sel.Tenant != "" {
+		if err := ValidateTenant(sel.Tenant); err != nil {
+			return err
+		}
+		prefix = escapeTenant(sel.Tenant) + "/"
+		if sel.Kind != "" {
+			if err := ValidateKind(sel.Kind); err != nil {
+				return err
+			}
+			prefix += sel.Kind + "/"
+		}
+	} else if sel.Kind != "" {
+		return errors.New("contentstore: list: a kind selection needs a tenant")
+	}
+	return s.b.list(ctx, prefix, func(key string, st objectStat) error {
+		ref, err := parseKey(key)
+		if err != nil {
+			return nil // not one of ours
+		}
+		return fn(ObjectInfo{Ref: ref, Size: st.size, StoredAt: st.modified})
+	})
+}
+
+func (s *store) Limits() Limits { return s.limits }
+
+func (s *store) Usage() Usage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Usage{UsedBytes: s.used, Known: s.known}
+}
+
+func (s *store) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	return s.b.close()
+}
+
+func (s *store) check() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+func (s *store) checkRef(ref Ref) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	return ref.validate()
+}

@@ -1,0 +1,162 @@
+// Package access is the one path through which stored content is read: it
+// checks role and tenant, requires a stated reason, confirms the reference
+// belongs to the named call, and records every attempt — allowed, denied or
+// failed — in the ledger's access log before any content is handed out.
+package access
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/ledger"
+)
+
+// Role is what a person may do.
+type Role string
+
+// Roles, in increasing power.
+const (
+	// RoleViewer sees ledger metadata, never content.
+	RoleViewer Role = "viewer"
+	// RoleAuditor may reveal content, with a reason.
+	RoleAuditor Role = "auditor"
+	// RoleAdmin may also manage holds and deletions and read the access log.
+	RoleAdmin Role = "admin"
+)
+
+// AllTenants in Principal.Tenants grants every tenant.
+const AllTenants = "*"
+
+// Principal is who asks.
+type Principal struct {
+	User    string
+	Role    Role
+	Tenants []string
+}
+
+// MayAccessTenant reports whether the principal's grant covers tenant.
+func (p Principal) MayAccessTenant(tenant string) bool {
+	return slices.Contains(p.Tenants, AllTenants) || slices.Contains(p.Tenants, tenant)
+}
+
+// CanReveal reports whether the role may see content.
+func (p Principal) CanReveal() bool { return p.Role == RoleAuditor || p.Role == RoleAdmin }
+
+// RevealRequest names one piece of content of one call.
+type RevealRequest struct {
+	Tenant  string
+	TraceID string
+	Ref     string
+	Reason  string
+}
+
+// Outcomes and denial details recorded in the access log.
+const (
+	OutcomeAllowed = "allowed"
+	OutcomeDenied  = "denied"
+	OutcomeFailed  = "failed"
+
+	DetailRole         = "role_may_not_reveal"
+	DetailTenant       = "tenant_not_granted"
+	DetailReason       = "reason_missing"
+	DetailRef          = "ref_not_in_trace"
+	DetailNotFound     = "content_not_found"
+	DetailUnavailable  = "store_unavailable"
+	DetailInvalidInput = "invalid_request"
+)
+
+// ErrDenied is returned for every refused reveal; the error says why in
+// words that carry no content.
+var ErrDenied = errors.New("access denied")
+
+// MaxReasonLen bounds the stated reason.
+const MaxReasonLen = 1000
+
+// Reader reveals content through the checks and the log.
+type Reader struct {
+	Content contentstore.Store
+	Ledger  *ledger.Store
+}
+
+// Reveal returns the content named by req if p may see it, recording the
+// attempt first. If the record cannot be written, no content is returned.
+func (r *Reader) Reveal(ctx context.Context, p Principal, req RevealRequest) ([]byte, error) {
+	e := ledger.AccessEntry{EventID: newEventID(), At: time.Now().UTC(), Actor: p.User, Role: string(p.Role), Action: "reveal",
+		Tenant: req.Tenant, TraceID: req.TraceID, Ref: req.Ref, Reason: strings.TrimSpace(req.Reason)}
+	content, detail, err := r.check(ctx, p, req, e.Reason)
+	switch {
+	case err == nil:
+		e.Outcome = OutcomeAllowed
+	case errors.Is(err, ErrDenied):
+		e.Outcome, e.Detail = OutcomeDenied, detail
+	default:
+		e.Outcome, e.Detail = OutcomeFailed, detail
+	}
+	if logErr := r.Ledger.InsertAccess(ctx, e); logErr != nil {
+		return nil, fmt.Errorf("access: record the attempt (nothing revealed): %w", logErr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return content, nil
+}
+
+func (r *Reader) check(ctx context.Context, p Principal, req RevealRequest, reason string) ([]byte, string, error) {
+	if p.User == "" || !ledger.ValidTraceID(req.TraceID) || !utf8.ValidString(reason) || len(reason) > MaxReasonLen {
+		return nil, DetailInvalidInput, fmt.Errorf("%w: invalid request", ErrDenied)
+	}
+	if !p.CanReveal() {
+		return nil, DetailRole, fmt.Errorf("%w: role %q may not reveal content", ErrDenied, p.Role)
+	}
+	if !p.MayAccessTenant(req.Tenant) {
+		return nil, DetailTenant, fmt.Errorf("%w: tenant not granted", ErrDenied)
+	}
+	if reason == "" {
+		return nil, DetailReason, fmt.Errorf("%w: a reason is required", ErrDenied)
+	}
+	ref, err := contentstore.ParseRef(req.Ref)
+	if err != nil || ref.Tenant != req.Tenant {
+		return nil, DetailRef, fmt.Errorf("%w: reference does not belong to this tenant", ErrDenied)
+	}
+	calls, err := r.Ledger.CallsByTrace(ctx, req.TraceID)
+	if err != nil {
+		return nil, DetailUnavailable, fmt.Errorf("access: read ledger: %w", err)
+	}
+	if !referenced(calls, req.Tenant, req.Ref) {
+		return nil, DetailRef, fmt.Errorf("%w: reference is not part of this trace", ErrDenied)
+	}
+	content, err := r.Content.Get(ctx, ref)
+	switch {
+	case errors.Is(err, contentstore.ErrNotFound):
+		return nil, DetailNotFound, fmt.Errorf("access: %w", err)
+	case err != nil:
+		return nil, DetailUnavailable, fmt.Errorf("access: %w", err)
+	}
+	return content, "", nil
+}
+
+func referenced(calls []ledger.Call, tenant, ref string) bool {
+	for _, c := range calls {
+		if c.Tenant != tenant {
+			continue
+		}
+		if ref == c.InputRef || ref == c.OutputRef || ref == c.SystemInstructionsRef || ref == c.ToolDefinitionsRef {
+			return true
+		}
+	}
+	return false
+}
+
+func newEventID() string {
+	var id [16]byte
+	_, _ = rand.Read(id[:])
+	return hex.EncodeToString(id[:])
+}

@@ -1,0 +1,154 @@
+package access
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/config/configoptional"
+
+	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/chdbengine"
+)
+
+var (
+	ledgerStore  *ledger.Store
+	contentStore contentstore.Store
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "access-test-")
+	if err != nil {
+		panic(err)
+	}
+	code := func() int {
+		defer os.RemoveAll(dir)
+		eng, err := chdbengine.Open(filepath.Join(dir, "ledger"))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer eng.Close()
+		ledgerStore = ledger.NewStore(eng)
+		if err := ledgerStore.Migrate(context.Background()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		cfg := contentstore.NewDefaultConfig()
+		cfg.Directory = configoptional.Some(contentstore.DirConfig{Path: filepath.Join(dir, "content")})
+		if contentStore, err = contentstore.Open(context.Background(), cfg, nil); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer contentStore.Close()
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+const canary = "canary: kim.minjun@example.com 900101-1234567"
+
+// fixture stores content for a call of tenant acme and writes its ledger row.
+func fixture(t *testing.T, traceID string) (ref string) {
+	t.Helper()
+	ctx := context.Background()
+	res, err := contentStore.Put(ctx, "acme", "input", []byte(`[{"role":"user","parts":[{"type":"text","content":"`+canary+`"}]}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	c := ledger.Call{Tenant: "acme", TraceID: traceID, SpanID: "00f067aa0ba902b7", StartTime: now, EndTime: now,
+		InputRef: res.Ref.String(), ContentStatus: "stored", FinishReasons: []string{}, StopSequences: []string{},
+		RequestParams: map[string]string{}, AttributeIssues: []string{}, IngestedAt: now}
+	if err := ledgerStore.InsertCalls(ctx, []ledger.Call{c}); err != nil {
+		t.Fatal(err)
+	}
+	return res.Ref.String()
+}
+
+func TestRevealChecksAndRecordsEveryAttempt(t *testing.T) {
+	ctx := context.Background()
+	trace := "5b8efff798038103d269b633813fc60c"
+	ref := fixture(t, trace)
+	r := &Reader{Content: contentStore, Ledger: ledgerStore}
+	auditor := Principal{User: "ana", Role: RoleAuditor, Tenants: []string{"acme"}}
+	req := RevealRequest{Tenant: "acme", TraceID: trace, Ref: ref, Reason: "ticket SUP-1234: customer disputes answer"}
+
+	cases := []struct {
+		name   string
+		p      Principal
+		req    RevealRequest
+		detail string
+	}{
+		{"viewer", Principal{User: "vic", Role: RoleViewer, Tenants: []string{"acme"}}, req, DetailRole},
+		{"other tenant", Principal{User: "ana", Role: RoleAuditor, Tenants: []string{"globex"}}, req, DetailTenant},
+		{"no reason", auditor, RevealRequest{Tenant: "acme", TraceID: trace, Ref: ref, Reason: "   "}, DetailReason},
+		{"ref of another trace", auditor, RevealRequest{Tenant: "acme", TraceID: "0af7651916cd43dd8448eb211c80319c", Ref: ref, Reason: "x"}, DetailRef},
+		{"ref of another tenant", Principal{User: "ana", Role: RoleAuditor, Tenants: []string{AllTenants}}, RevealRequest{Tenant: "globex", TraceID: trace, Ref: ref, Reason: "x"}, DetailRef},
+		{"bad trace id", auditor, RevealRequest{Tenant: "acme", TraceID: "nope", Ref: ref, Reason: "x"}, DetailInvalidInput},
+	}
+	for _, tc := range cases {
+		content, err := r.Reveal(ctx, tc.p, tc.req)
+		if !errors.Is(err, ErrDenied) || content != nil {
+			t.Errorf("%s: got %v, content %v; want denial", tc.name, err, content != nil)
+		}
+		if err != nil && strings.Contains(err.Error(), "kim.minjun") {
+			t.Errorf("%s: error carries content", tc.name)
+		}
+	}
+	content, err := r.Reveal(ctx, auditor, req)
+	if err != nil || !strings.Contains(string(content), canary) {
+		t.Fatalf("auditor reveal: %v", err)
+	}
+
+	log, err := ledgerStore.AccessLog(ctx, ledger.AccessFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byDetail := map[string]int{}
+	allowed := 0
+	for _, e := range log {
+		if strings.Contains(e.Reason+e.Detail+e.Ref, "kim.minjun") {
+			t.Fatalf("access log holds content: %+v", e)
+		}
+		if e.Outcome == OutcomeDenied {
+			byDetail[e.Detail]++
+		}
+		if e.Outcome == OutcomeAllowed && e.Actor == "ana" && e.Role == "auditor" && e.Reason == req.Reason && e.Ref == ref && e.TraceID == trace {
+			allowed++
+		}
+	}
+	for _, tc := range cases {
+		if byDetail[tc.detail] == 0 {
+			t.Errorf("no denied row with detail %q", tc.detail)
+		}
+	}
+	if allowed != 1 || len(log) != len(cases)+1 {
+		t.Fatalf("log has %d rows (%d allowed matching), want %d", len(log), allowed, len(cases)+1)
+	}
+}
+
+func TestRevealOfDeletedContentIsRecordedAsFailed(t *testing.T) {
+	ctx := context.Background()
+	trace := "6e0c63257de34c92bf9efcd03927272e"
+	ref := fixture(t, trace)
+	parsed, _ := contentstore.ParseRef(ref)
+	if err := contentStore.Delete(ctx, parsed); err != nil {
+		t.Fatal(err)
+	}
+	r := &Reader{Content: contentStore, Ledger: ledgerStore}
+	_, err := r.Reveal(ctx, Principal{User: "adm", Role: RoleAdmin, Tenants: []string{AllTenants}}, RevealRequest{Tenant: "acme", TraceID: trace, Ref: ref, Reason: "legal request"})
+	if !errors.Is(err, contentstore.ErrNotFound) {
+		t.Fatalf("got %v, want not found", err)
+	}
+	log, _ := ledgerStore.AccessLog(ctx, ledger.AccessFilter{Tenant: "acme"})
+	if len(log) == 0 || log[0].Outcome != OutcomeFailed || log[0].Detail != DetailNotFound || log[0].Actor != "adm" {
+		t.Fatalf("newest log row: %+v", log)
+	}
+}

@@ -1,0 +1,74 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/queries"
+)
+
+// AccessEntry is one access-log row: a reveal of content, a denied attempt,
+// an export or a state change, with who, when, why and what happened.
+type AccessEntry struct {
+	EventID string    `json:"event_id"`
+	At      time.Time `json:"at"`
+	Actor   string    `json:"actor"`
+	Role    string    `json:"role"`
+	Action  string    `json:"action"`
+	Tenant  string    `json:"tenant"`
+	TraceID string    `json:"trace_id"`
+	Ref     string    `json:"ref"`
+	Reason  string    `json:"reason"`
+	Outcome string    `json:"outcome"`
+	Detail  string    `json:"detail"`
+}
+
+// InsertAccess appends one access-log row. It is written synchronously: the
+// caller hands out nothing until this returns without error.
+func (s *Store) InsertAccess(ctx context.Context, e AccessEntry) error {
+	row, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("ledger: encode access entry: %w", err)
+	}
+	if err := s.eng.Insert(ctx, queries.MustGet("insert_access_log"), "JSONEachRow", row); err != nil {
+		return fmt.Errorf("ledger: insert access entry: %w", err)
+	}
+	return nil
+}
+
+// AccessFilter selects access-log rows; an empty Tenant means all tenants.
+type AccessFilter struct {
+	Tenant string
+	Since  time.Time
+	Limit  uint64
+}
+
+// AccessLog returns access-log rows, newest first.
+func (s *Store) AccessLog(ctx context.Context, f AccessFilter) ([]AccessEntry, error) {
+	if f.Limit == 0 {
+		f.Limit = 1000
+	}
+	if f.Since.IsZero() {
+		f.Since = time.Unix(0, 0)
+	}
+	q, err := engine.Bind(queries.MustGet("access_log"), map[string]any{"tenant": f.Tenant, "since": f.Since, "limit": f.Limit})
+	if err != nil {
+		return nil, err
+	}
+	var out []AccessEntry
+	err = s.eng.QueryJSON(ctx, q, func(row []byte) error {
+		var e AccessEntry
+		if err := json.Unmarshal(row, &e); err != nil {
+			return err
+		}
+		out = append(out, e)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("ledger: access log: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,80 @@
+package contentrefprocessor
+
+import (
+	"errors"
+	"fmt"
+
+	"go.opentelemetry.io/collector/component"
+
+	"github.com/docketlabs/docket/contentstore"
+)
+
+// Config of the contentref processor. The empty config is valid: content of
+// every tenant and service is captured into the contentstore extension, or,
+// when no such extension is configured, into the embedded directory store
+// (./data/content, secret ./data/content.secret).
+type Config struct {
+	// Store names the contentstore extension to write to. Unset: the
+	// extension "contentstore" if configured, else the embedded store.
+	Store *component.ID `mapstructure:"store"`
+	// TenantAttribute is the resource attribute naming the tenant.
+	TenantAttribute string `mapstructure:"tenant_attribute"`
+	// DefaultTenant is the tenant of resources without that attribute.
+	DefaultTenant string `mapstructure:"default_tenant"`
+	// Capture is whether content is stored when no rule matches. Content
+	// that is not captured is dropped from the telemetry all the same.
+	Capture bool `mapstructure:"capture"`
+	// CaptureRules override Capture per tenant and/or service; the first
+	// matching rule wins.
+	CaptureRules []CaptureRule `mapstructure:"capture_rules"`
+	// WriteConcurrency is how many content items are written at once.
+	WriteConcurrency int `mapstructure:"write_concurrency"`
+	// MaxInflightBytes bounds the content held in memory by writes in
+	// progress (a single larger item still proceeds, alone).
+	MaxInflightBytes int64 `mapstructure:"max_inflight_bytes"`
+}
+
+// CaptureRule decides capture for the resources it matches. An empty
+// tenant or service matches any.
+type CaptureRule struct {
+	Tenant  string `mapstructure:"tenant"`
+	Service string `mapstructure:"service"`
+	Capture *bool  `mapstructure:"capture"`
+}
+
+var _ component.Config = (*Config)(nil)
+
+// Validate checks the configuration.
+func (c *Config) Validate() error {
+	if c.TenantAttribute == "" {
+		return errors.New("tenant_attribute must not be empty")
+	}
+	if err := contentstore.ValidateTenant(c.DefaultTenant); err != nil {
+		return fmt.Errorf("default_tenant: %w", err)
+	}
+	if c.WriteConcurrency < 1 || c.WriteConcurrency > 256 {
+		return errors.New("write_concurrency must be between 1 and 256")
+	}
+	if c.MaxInflightBytes < 1<<20 {
+		return errors.New("max_inflight_bytes must be at least 1 MiB")
+	}
+	for i, r := range c.CaptureRules {
+		if r.Tenant == "" && r.Service == "" {
+			return fmt.Errorf("capture_rules[%d]: set tenant and/or service (for everything, set capture)", i)
+		}
+		if r.Capture == nil {
+			return fmt.Errorf("capture_rules[%d]: capture (true or false) is required", i)
+		}
+	}
+	return nil
+}
+
+// captures reports whether content of a tenant's service is captured.
+func (c *Config) captures(tenant, service string) bool {
+	for _, r := range c.CaptureRules {
+		if (r.Tenant == "" || r.Tenant == tenant) && (r.Service == "" || r.Service == service) {
+			return *r.Capture
+		}
+	}
+	return c.Capture
+}

@@ -1,0 +1,69 @@
+package contentrefprocessor
+
+import (
+	"path/filepath"
+	"testing"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+
+	"github.com/docketlabs/docket/processors/contentrefprocessor/internal/metadata"
+)
+
+func loadConfig(t *testing.T, name string) *Config {
+	t.Helper()
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := cm.Sub(component.NewIDWithName(metadata.Type, name).String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := defaultConfig()
+	if err := sub.Unmarshal(cfg); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func TestEmptyConfig(t *testing.T) {
+	cfg := loadConfig(t, "")
+	if err := confmap.Validate(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Store != nil || !cfg.Capture || cfg.TenantAttribute != "tenant.id" || cfg.DefaultTenant != "default" {
+		t.Fatalf("defaults: %+v", cfg)
+	}
+}
+
+func TestPolicyConfig(t *testing.T) {
+	cfg := loadConfig(t, "policy")
+	if err := confmap.Validate(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Store == nil || cfg.Store.String() != "contentstore/s3" || cfg.WriteConcurrency != 16 {
+		t.Fatalf("not applied: %+v", cfg)
+	}
+	for _, tc := range []struct {
+		tenant, service string
+		want            bool
+	}{
+		{"acme", "chatbot", true},
+		{"acme", "hr-assistant", true}, // first matching rule wins
+		{"globex", "chatbot", false},
+	} {
+		if got := cfg.captures(tc.tenant, tc.service); got != tc.want {
+			t.Errorf("captures(%s, %s) = %v", tc.tenant, tc.service, got)
+		}
+	}
+}
+
+func TestInvalidConfigs(t *testing.T) {
+	for _, name := range []string{"rule_matches_everything", "rule_without_capture", "no_tenant_attribute", "no_concurrency", "bad_default_tenant"} {
+		if err := confmap.Validate(loadConfig(t, name)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}

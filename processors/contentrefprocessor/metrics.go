@@ -1,0 +1,99 @@
+package contentrefprocessor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/docketlabs/docket/processors/contentrefprocessor/internal/metadata"
+)
+
+// Metric names. Labels are signal and status, both from fixed sets: no
+// tenant, key, reference or content ever becomes a label.
+const (
+	metricItems   = "docket_contentref_items"
+	metricBytes   = "docket_contentref_bytes"
+	metricRecords = "docket_contentref_records"
+)
+
+type signal int
+
+const (
+	signalTraces signal = iota
+	signalLogs
+	signalCount
+)
+
+var signalNames = [signalCount]string{signalTraces: "traces", signalLogs: "logs"}
+
+type telemetry struct {
+	items, bytes, records metric.Int64Counter
+	attrs                 [signalCount][]metric.AddOption // [signal][severity(status)]
+}
+
+func newTelemetry(set component.TelemetrySettings) (*telemetry, error) {
+	meter := set.MeterProvider.Meter(metadata.ScopeName)
+	t := &telemetry{}
+	var err, errs error
+	t.items, err = meter.Int64Counter(metricItems,
+		metric.WithDescription("Content items taken off spans, span events and log records, by what became of them."),
+		metric.WithUnit("{item}"))
+	errs = errors.Join(errs, err)
+	t.bytes, err = meter.Int64Counter(metricBytes,
+		metric.WithDescription("Bytes of content taken off the telemetry (as received), by what became of them."),
+		metric.WithUnit("By"))
+	errs = errors.Join(errs, err)
+	t.records, err = meter.Int64Counter(metricRecords,
+		metric.WithDescription("Spans and log records that carried content, by summary status."),
+		metric.WithUnit("{record}"))
+	errs = errors.Join(errs, err)
+	if errs != nil {
+		return nil, fmt.Errorf("contentref: create metrics: %w", errs)
+	}
+	for s, name := range signalNames {
+		for _, st := range statuses {
+			t.attrs[s] = append(t.attrs[s], metric.WithAttributeSet(attribute.NewSet(
+				attribute.String("signal", name), attribute.String("status", st))))
+		}
+	}
+	return t, nil
+}
+
+// tally counts one batch by status; it is flushed once per batch.
+type tally struct {
+	items, bytes, records []int64 // by severity(status)
+}
+
+func (t *telemetry) newTally() *tally {
+	n := len(statuses)
+	return &tally{items: make([]int64, n), bytes: make([]int64, n), records: make([]int64, n)}
+}
+
+func (t *tally) item(status string, size int64) {
+	if i := severity(status); i >= 0 {
+		t.items[i]++
+		t.bytes[i] += size
+	}
+}
+
+func (t *tally) record(status string) {
+	if i := severity(status); i >= 0 {
+		t.records[i]++
+	}
+}
+
+func (t *telemetry) flush(ctx context.Context, s signal, n *tally) {
+	for i, attrs := range t.attrs[s] {
+		if n.items[i] > 0 {
+			t.items.Add(ctx, n.items[i], attrs)
+			t.bytes.Add(ctx, n.bytes[i], attrs)
+		}
+		if n.records[i] > 0 {
+			t.records.Add(ctx, n.records[i], attrs)
+		}
+	}
+}

@@ -1,0 +1,436 @@
+package contentrefprocessor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.uber.org/zap"
+
+	"github.com/docketlabs/docket/contentstore"
+)
+
+// defaultStoreID is the extension the processor uses when store is unset.
+var defaultStoreID = component.NewID(component.MustNewType("contentstore"))
+
+type contentRef struct {
+	cfg    *Config
+	logger *zap.Logger
+	tel    *telemetry
+	budget *budget
+
+	store contentstore.Store
+	owned bool // opened here (no extension), so closed here
+
+	lastWarn atomic.Int64 // unix nanos of the last unexpected-error warning
+}
+
+func newContentRef(cfg *Config, logger *zap.Logger, tel *telemetry) *contentRef {
+	return &contentRef{cfg: cfg, logger: logger, tel: tel, budget: newBudget(cfg.MaxInflightBytes)}
+}
+
+func (p *contentRef) start(ctx context.Context, host component.Host) error {
+	id := defaultStoreID
+	if p.cfg.Store != nil {
+		id = *p.cfg.Store
+	}
+	if ext, ok := host.GetExtensions()[id]; ok {
+		prov, ok := ext.(contentstore.Provider)
+		if !ok {
+			return fmt.Errorf("contentref: extension %s is not a content store", id)
+		}
+		if p.store = prov.ContentStore(); p.store == nil {
+			return fmt.Errorf("contentref: content store extension %s has not started", id)
+		}
+		return nil
+	}
+	if p.cfg.Store != nil {
+		return fmt.Errorf("contentref: content store extension %s is not configured; add it to extensions and service.extensions", id)
+	}
+	cfg := contentstore.NewDefaultConfig()
+	st, err := contentstore.Open(ctx, cfg, p.logger)
+	if err != nil {
+		return fmt.Errorf("contentref: open the embedded content store: %w", err)
+	}
+	p.logger.Info("no contentstore extension in service.extensions; content goes to the embedded directory store",
+		zap.String("directory", contentstore.DefaultDirectory), zap.String("secret_file", cfg.SecretPath()))
+	p.store, p.owned = st, true
+	return nil
+}
+
+func (p *contentRef) shutdown(context.Context) error {
+	if p.owned && p.store != nil {
+		return p.store.Close()
+	}
+	return nil
+}
+
+// source says where an item's content sits.
+type source int
+
+const (
+	srcAttrs      source = iota // a content key and its indexed forms
+	srcEventAttrs               // the non-metadata attributes of a content event
+	srcBody                     // a content log record's body
+)
+
+// item is one piece of content and, after run, what became of it.
+type item struct {
+	rec   *record
+	attrs pcommon.Map   // holds the content (unless srcBody) and gets the reference
+	body  pcommon.Value // srcBody
+	src   source
+	key   int  // srcAttrs: index in contentKeys
+	exact bool // srcAttrs: the key alone, without indexed forms
+	kind  string
+
+	size   int64
+	status string
+	ref    string
+}
+
+// record is a span or log record: it gets the summary of its items and
+// those of its events.
+type record struct {
+	attrs pcommon.Map
+	res   *resourceInfo
+	items []*item
+}
+
+type resourceInfo struct {
+	tenant    string
+	tenantErr bool
+	capture   bool
+}
+
+// resource decides tenant and capture once per resource. The tenant rule is
+// the ledger exporter's, so the reference and the ledger row agree.
+func (p *contentRef) resource(res pcommon.Resource) *resourceInfo {
+	attrs := res.Attributes()
+	tenant := p.cfg.DefaultTenant
+	if v, ok := attrs.Get(p.cfg.TenantAttribute); ok {
+		if s := v.AsString(); s != "" && len(s) <= 512 && utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
+			tenant = s
+		}
+	}
+	service := ""
+	if v, ok := attrs.Get("service.name"); ok {
+		service = v.AsString()
+	}
+	return &resourceInfo{
+		tenant:    tenant,
+		tenantErr: contentstore.ValidateTenant(tenant) != nil,
+		capture:   p.cfg.captures(tenant, service),
+	}
+}
+
+// batch collects the content of one ConsumeTraces/ConsumeLogs call, stores
+// it concurrently, then rewrites the telemetry in one sequential pass.
+type batch struct {
+	signal  signal
+	items   []*item
+	records []*record
+	cur     *record
+	pending record
+}
+
+// begin starts a span or log record; its record is created with its first
+// item.
+func (b *batch) begin(attrs pcommon.Map, res *resourceInfo) {
+	b.cur = nil
+	b.pending = record{attrs: attrs, res: res}
+}
+
+func (b *batch) add(it *item) {
+	if b.cur == nil {
+		r := b.pending
+		b.cur = &r
+		b.records = append(b.records, b.cur)
+	}
+	it.rec = b.cur
+	b.cur.items = append(b.cur.items, it)
+	b.items = append(b.items, it)
+}
+
+// collectAttrs finds the content keys among attrs.
+func (b *batch) collectAttrs(attrs pcommon.Map) {
+	var found, indexed uint32
+	for k := range attrs.All() {
+		if i := contentKeyIndex(k); i >= 0 {
+			if found&(1<<i) != 0 || k != contentKeys[i].key {
+				indexed |= 1 << i
+			}
+			found |= 1 << i
+		}
+	}
+	for i, ck := range contentKeys {
+		if found&(1<<i) != 0 {
+			b.add(&item{attrs: attrs, src: srcAttrs, key: i, exact: indexed&(1<<i) == 0, kind: ck.kind})
+		}
+	}
+}
+
+// collectEvent handles the payload of a content event beyond its content
+// keys.
+func (b *batch) collectEvent(attrs pcommon.Map, kind string) {
+	for k := range attrs.All() {
+		if !keptEventAttr(k) {
+			b.add(&item{attrs: attrs, src: srcEventAttrs, kind: kind})
+			return
+		}
+	}
+}
+
+func eventName(lr plog.LogRecord) string {
+	if n := lr.EventName(); n != "" {
+		return n
+	}
+	if v, ok := lr.Attributes().Get("event.name"); ok {
+		return v.AsString()
+	}
+	return ""
+}
+
+func (p *contentRef) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
+	b := &batch{signal: signalTraces}
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		rs := rss.At(i)
+		var res *resourceInfo
+		for j := 0; j < rs.ScopeSpans().Len(); j++ {
+			spans := rs.ScopeSpans().At(j).Spans()
+			for k := 0; k < spans.Len(); k++ {
+				if res == nil {
+					res = p.resource(rs.Resource())
+				}
+				span := spans.At(k)
+				b.begin(span.Attributes(), res)
+				b.collectAttrs(span.Attributes())
+				events := span.Events()
+				for e := 0; e < events.Len(); e++ {
+					ev := events.At(e)
+					b.collectAttrs(ev.Attributes())
+					if kind, ok := contentEvents[ev.Name()]; ok {
+						b.collectEvent(ev.Attributes(), kind)
+					}
+				}
+			}
+		}
+	}
+	p.run(ctx, b)
+	return td, nil
+}
+
+func (p *contentRef) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
+	b := &batch{signal: signalLogs}
+	rls := ld.ResourceLogs()
+	for i := 0; i < rls.Len(); i++ {
+		rl := rls.At(i)
+		var res *resourceInfo
+		for j := 0; j < rl.ScopeLogs().Len(); j++ {
+			lrs := rl.ScopeLogs().At(j).LogRecords()
+			for k := 0; k < lrs.Len(); k++ {
+				if res == nil {
+					res = p.resource(rl.Resource())
+				}
+				lr := lrs.At(k)
+				b.begin(lr.Attributes(), res)
+				b.collectAttrs(lr.Attributes())
+				if kind, ok := contentEvents[eventName(lr)]; ok {
+					b.collectEvent(lr.Attributes(), kind)
+					if lr.Body().Type() != pcommon.ValueTypeEmpty {
+						b.add(&item{attrs: lr.Attributes(), body: lr.Body(), src: srcBody, kind: kind})
+					}
+				}
+			}
+		}
+	}
+	p.run(ctx, b)
+	return ld, nil
+}
+
+// run stores the batch's items (reading the telemetry concurrently, never
+// writing it), then moves the content out and the references in.
+func (p *contentRef) run(ctx context.Context, b *batch) {
+	if len(b.items) == 0 {
+		return
+	}
+	workers := min(p.cfg.WriteConcurrency, len(b.items))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := next.Add(1) - 1; i < int64(len(b.items)); i = next.Add(1) - 1 {
+				p.storeItem(ctx, b.items[i])
+			}
+		})
+	}
+	wg.Wait()
+	for _, it := range b.items {
+		it.apply()
+	}
+	t := p.tel.newTally()
+	for _, rec := range b.records {
+		t.record(rec.apply())
+		for _, it := range rec.items {
+			t.item(it.status, it.size)
+		}
+	}
+	p.tel.flush(ctx, b.signal, t)
+}
+
+// content builds the item's content up to limit bytes; with limit 0 it
+// only measures.
+func (it *item) content(limit int64) ([]byte, int64, bool) {
+	switch it.src {
+	case srcBody:
+		return valueContent(it.body, limit)
+	case srcEventAttrs:
+		return attrsContent(it.attrs, func(k string) bool { return !keptEventAttr(k) }, limit)
+	}
+	if it.exact {
+		v, _ := it.attrs.Get(contentKeys[it.key].key)
+		return valueContent(v, limit)
+	}
+	return attrsContent(it.attrs, func(k string) bool { return contentKeyIndex(k) == it.key }, limit)
+}
+
+func (p *contentRef) storeItem(ctx context.Context, it *item) {
+	_, it.size, _ = it.content(0)
+	switch {
+	case !it.rec.res.capture:
+		it.status = StatusNotCaptured
+		return
+	case it.rec.res.tenantErr:
+		it.status = StatusInvalidTenant
+		return
+	case it.size > p.store.Limits().MaxObjectBytes:
+		it.status = StatusOverLimit
+		return
+	}
+	// While stored, content exists up to three times: as built, in
+	// canonical form, and in the canonicalizer's scratch for reordering.
+	held := p.budget.acquire(3 * it.size)
+	defer p.budget.release(held)
+	content, _, over := it.content(it.size)
+	if over {
+		it.status = StatusOverLimit
+		return
+	}
+	res, err := p.store.Put(ctx, it.rec.res.tenant, it.kind, content)
+	switch {
+	case err == nil:
+		it.status, it.ref = StatusStored, res.Ref.String()
+	case errors.Is(err, contentstore.ErrTooLarge):
+		it.status = StatusOverLimit
+	case errors.Is(err, contentstore.ErrQuotaExceeded):
+		it.status = StatusOverQuota
+	case errors.Is(err, contentstore.ErrInvalidTenant):
+		it.status = StatusInvalidTenant
+	default:
+		it.status = StatusStoreUnavailable
+		if !errors.Is(err, contentstore.ErrUnavailable) {
+			p.warnLimited(err)
+		}
+	}
+}
+
+// warnLimited logs store errors other than plain unavailability (which the
+// store logs itself) at most every 10 seconds. Store errors carry no
+// content.
+func (p *contentRef) warnLimited(err error) {
+	now := time.Now().UnixNano()
+	last := p.lastWarn.Load()
+	if now-last < int64(10*time.Second) || !p.lastWarn.CompareAndSwap(last, now) {
+		return
+	}
+	p.logger.Warn("content store write failed; content recorded as store_unavailable", zap.Error(err))
+}
+
+// apply removes the item's content and leaves its reference, or the reason
+// it has none.
+func (it *item) apply() {
+	var name, refKey string
+	switch it.src {
+	case srcAttrs:
+		name = contentKeys[it.key].key
+		refKey = name + "_ref"
+		it.attrs.RemoveIf(func(k string, _ pcommon.Value) bool { return contentKeyIndex(k) == it.key })
+	case srcEventAttrs:
+		name, refKey = "attributes", AttrAttributesRef
+		it.attrs.RemoveIf(func(k string, _ pcommon.Value) bool { return !keptEventAttr(k) })
+	case srcBody:
+		name, refKey = "body", AttrBodyRef
+		pcommon.NewValueEmpty().CopyTo(it.body)
+	}
+	if it.ref != "" {
+		it.attrs.PutStr(refKey, it.ref)
+	} else {
+		it.attrs.PutStr(attrItemStatusPrefix+name, it.status)
+	}
+}
+
+// apply writes the record's summary status and content bytes, merged with
+// what an earlier pass (another collector tier) left, and returns the
+// summary.
+func (r *record) apply() string {
+	sts := make([]string, 0, len(r.items)+1)
+	var total int64
+	if v, ok := r.attrs.Get(AttrStatus); ok && severity(v.Str()) >= 0 {
+		sts = append(sts, v.Str())
+		if b, ok := r.attrs.Get(AttrBytes); ok && b.Type() == pcommon.ValueTypeInt {
+			total = b.Int()
+		}
+	}
+	for _, it := range r.items {
+		sts = append(sts, it.status)
+		total += it.size
+	}
+	summary := summarize(sts)
+	r.attrs.PutStr(AttrStatus, summary)
+	r.attrs.PutInt(AttrBytes, total)
+	return summary
+}
+
+// budget bounds the bytes of content held by writes in progress.
+type budget struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	free int64
+	max  int64
+}
+
+func newBudget(max int64) *budget {
+	b := &budget{free: max, max: max}
+	b.cond = sync.NewCond(&b.mu)
+	return b
+}
+
+// acquire waits for n bytes (at most the whole budget) and returns what it
+// took.
+func (b *budget) acquire(n int64) int64 {
+	n = min(n, b.max)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for b.free < n {
+		b.cond.Wait()
+	}
+	b.free -= n
+	return n
+}
+
+func (b *budget) release(n int64) {
+	b.mu.Lock()
+	b.free += n
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
