@@ -1,0 +1,378 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os/user"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.opentelemetry.io/collector/config/configoptional"
+
+	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/lifecycle"
+)
+
+// lifecycleFlags are shared by every lifecycle subcommand.
+type lifecycleFlags struct {
+	storage     storageFlags
+	contentDir  string
+	actor       string
+	contentDays int
+	ledgerDays  int
+	retention   []string
+}
+
+func lifecycleCommand() *cobra.Command {
+	var lf lifecycleFlags
+	cmd := &cobra.Command{
+		Use:   "lifecycle",
+		Short: "Legal holds, deletion requests and retention expiry (embedded ledger: while the collector is stopped)",
+		Long: `Legal holds, deletion requests and retention expiry, recorded with who, when,
+scope and reason. The operator acts as an admin of every tenant of the local
+data; --actor is the name put on record (default: the login name).
+
+A hold beats deletion and expiry; releasing it runs the blocked deletion jobs
+of its tenant again. Deletion removes content objects and keeps ledger rows.
+Output is JSON on stdout.`,
+	}
+	pf := cmd.PersistentFlags()
+	pf.StringVar(&lf.storage.dataDir, "data", "data", "data directory (as given to docket dev): the ledger in DIR/ledger")
+	pf.StringVar(&lf.contentDir, "content", "", "content store directory (default DIR/content, its secret in DIR/content.secret)")
+	pf.StringVar(&lf.actor, "actor", "", "who is acting, put on record (default: the login name)")
+	pf.IntVar(&lf.contentDays, "content-days", lifecycle.DefaultContentDays, "content retention in days, all tenants")
+	pf.IntVar(&lf.ledgerDays, "ledger-days", lifecycle.DefaultLedgerDays, "ledger retention in days, all tenants")
+	pf.StringArrayVar(&lf.retention, "retention", nil, "per-tenant retention TENANT=CONTENT_DAYS:LEDGER_DAYS (either may be empty); repeatable")
+	cmd.AddCommand(holdCommand(&lf), deleteCommand(&lf), expireCommand(&lf), eventsCommand(&lf), runsCommand(&lf))
+	return cmd
+}
+
+// session is an opened ledger and content store with a Manager on them.
+type session struct {
+	m     *lifecycle.Manager
+	actor access.Principal
+	close func()
+}
+
+func (lf *lifecycleFlags) open(ctx context.Context) (*session, error) {
+	actor := lf.actor
+	if actor == "" {
+		if u, err := user.Current(); err == nil {
+			actor = u.Username
+		}
+	}
+	if actor == "" {
+		return nil, errors.New("lifecycle: --actor is required (no login name found)")
+	}
+	policy := lifecycle.Policy{Default: lifecycle.Retention{ContentDays: lf.contentDays, LedgerDays: lf.ledgerDays}}
+	for _, s := range lf.retention {
+		tenant, r, err := lifecycle.ParseTenantRetention(s)
+		if err != nil {
+			return nil, err
+		}
+		if policy.Tenants == nil {
+			policy.Tenants = map[string]lifecycle.Retention{}
+		}
+		policy.Tenants[tenant] = r
+	}
+	if err := policy.Validate(); err != nil {
+		return nil, fmt.Errorf("lifecycle: %w", err)
+	}
+	store, err := openStore(ctx, lf.storage)
+	if err != nil {
+		return nil, err
+	}
+	dir := lf.contentDir
+	if dir == "" {
+		dir = filepath.Join(lf.storage.dataDir, "content")
+	}
+	cfg := contentstore.NewDefaultConfig()
+	cfg.Directory = configoptional.Some(contentstore.DirConfig{Path: dir, Fsync: true})
+	content, err := contentstore.Open(ctx, cfg, nil)
+	if err != nil {
+		store.Engine().Close()
+		return nil, err
+	}
+	m, err := lifecycle.New(store, content, lifecycle.Options{Policy: policy, Logger: slog.Default()})
+	if err != nil {
+		content.Close()
+		store.Engine().Close()
+		return nil, err
+	}
+	return &session{
+		m:     m,
+		actor: access.Principal{User: actor, Role: access.RoleAdmin, Tenants: []string{access.AllTenants}},
+		close: func() { content.Close(); store.Engine().Close() },
+	}, nil
+}
+
+// run opens a session, calls fn and prints what it returns as JSON. A
+// result that comes with an error (a job that failed, a hold that could
+// not be applied everywhere) is printed before the error is returned.
+func (lf *lifecycleFlags) run(cmd *cobra.Command, fn func(context.Context, *session) (any, error)) error {
+	ctx := cmd.Context()
+	s, err := lf.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	out, err := fn(ctx, s)
+	if out != nil {
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetIndent("", "  ")
+		if perr := enc.Encode(out); perr != nil {
+			return errors.Join(err, perr)
+		}
+	}
+	return err
+}
+
+// scopeFlags select calls for a hold or a deletion request.
+type scopeFlags struct {
+	tenant, endUser, trace, from, to, reason string
+}
+
+func (sf *scopeFlags) register(cmd *cobra.Command, withRange bool) {
+	cmd.Flags().StringVar(&sf.tenant, "tenant", "", "tenant (required)")
+	cmd.Flags().StringVar(&sf.endUser, "end-user", "", "only the calls of this end-user reference")
+	cmd.Flags().StringVar(&sf.trace, "trace", "", "only the calls of this trace ID")
+	if withRange {
+		cmd.Flags().StringVar(&sf.from, "from", "", "only calls that started at or after this time (RFC 3339 or YYYY-MM-DD, UTC)")
+		cmd.Flags().StringVar(&sf.to, "to", "", "only calls that started before this time (RFC 3339 or YYYY-MM-DD, UTC)")
+	}
+	cmd.Flags().StringVar(&sf.reason, "reason", "", "why (required, put on record)")
+	_ = cmd.MarkFlagRequired("tenant")
+	_ = cmd.MarkFlagRequired("reason")
+}
+
+func (sf *scopeFlags) scope() (lifecycle.Scope, error) {
+	s := lifecycle.Scope{Tenant: sf.tenant, EndUserRef: sf.endUser, TraceID: sf.trace}
+	var err error
+	if s.From, err = parseInstant("--from", sf.from); err != nil {
+		return s, err
+	}
+	s.To, err = parseInstant("--to", sf.to)
+	return s, err
+}
+
+func parseInstant(flag, v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, time.DateOnly} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("lifecycle: %s must be RFC 3339 (2026-03-01T12:00:00Z) or a date (2026-03-01)", flag)
+}
+
+func holdCommand(lf *lifecycleFlags) *cobra.Command {
+	cmd := &cobra.Command{Use: "hold", Short: "Create, release and list legal holds"}
+
+	var sf scopeFlags
+	create := &cobra.Command{
+		Use:   "create",
+		Short: "Put a tenant, an end user, a trace or a time range on legal hold",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			scope, err := sf.scope()
+			if err != nil {
+				return err
+			}
+			return lf.run(cmd, func(ctx context.Context, s *session) (any, error) {
+				h, applied, err := s.m.CreateHold(ctx, s.actor, lifecycle.HoldRequest{Scope: scope, Reason: sf.reason})
+				if h.ID == "" {
+					return nil, err
+				}
+				return struct {
+					Hold    lifecycle.Hold        `json:"hold"`
+					Applied lifecycle.HoldApplied `json:"applied"`
+				}{h, applied}, err
+			})
+		},
+	}
+	sf.register(create, true)
+
+	var releaseReason string
+	release := &cobra.Command{
+		Use:   "release HOLD_ID",
+		Short: "Release a legal hold and run the deletion jobs it blocked",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return lf.run(cmd, func(ctx context.Context, s *session) (any, error) {
+				res, err := s.m.ReleaseHold(ctx, s.actor, args[0], releaseReason)
+				if res.Hold.ID == "" {
+					return nil, err
+				}
+				return res, err
+			})
+		},
+	}
+	release.Flags().StringVar(&releaseReason, "reason", "", "why (required, put on record)")
+	_ = release.MarkFlagRequired("reason")
+
+	var filter lifecycle.HoldFilter
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List holds in their current state, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return lf.run(cmd, func(ctx context.Context, s *session) (any, error) {
+				return listResult(s.m.Holds(ctx, s.actor, filter))
+			})
+		},
+	}
+	list.Flags().StringVar(&filter.Tenant, "tenant", "", "only this tenant")
+	list.Flags().StringVar(&filter.Status, "status", "", "active or released")
+
+	cmd.AddCommand(create, release, list)
+	return cmd
+}
+
+func deleteCommand(lf *lifecycleFlags) *cobra.Command {
+	cmd := &cobra.Command{Use: "delete", Short: "Request deletion of content and follow the jobs"}
+
+	var sf scopeFlags
+	request := &cobra.Command{
+		Use:   "request",
+		Short: "Delete the content of a tenant's, an end user's or a trace's calls (ledger rows stay)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			scope, err := sf.scope()
+			if err != nil {
+				return err
+			}
+			return lf.run(cmd, func(ctx context.Context, s *session) (any, error) {
+				job, err := s.m.RequestDeletion(ctx, s.actor, lifecycle.DeletionRequest{Scope: scope, Reason: sf.reason})
+				if job.ID == "" {
+					return nil, err
+				}
+				return job, err
+			})
+		},
+	}
+	sf.register(request, false)
+
+	run := &cobra.Command{
+		Use:   "run JOB_ID",
+		Short: "Run a deletion job again (idempotent)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return lf.run(cmd, func(ctx context.Context, s *session) (any, error) {
+				job, err := s.m.RunDeletion(ctx, s.actor, args[0])
+				if job.ID == "" {
+					return nil, err
+				}
+				return job, err
+			})
+		},
+	}
+
+	var filter lifecycle.JobFilter
+	status := &cobra.Command{
+		Use:   "status [JOB_ID]",
+		Short: "Show one job with its history, or list jobs newest first",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return lf.run(cmd, func(ctx context.Context, s *session) (any, error) {
+				if len(args) == 0 {
+					return listResult(s.m.DeletionJobs(ctx, s.actor, filter))
+				}
+				job, history, err := s.m.DeletionJob(ctx, s.actor, args[0])
+				if err != nil {
+					return nil, err
+				}
+				return struct {
+					Job     lifecycle.DeletionJob   `json:"job"`
+					History []lifecycle.DeletionJob `json:"history"`
+				}{job, history}, nil
+			})
+		},
+	}
+	status.Flags().StringVar(&filter.Tenant, "tenant", "", "only this tenant")
+	status.Flags().StringVar(&filter.Status, "status", "", "pending, running, blocked_by_hold, done or failed")
+
+	cmd.AddCommand(request, run, status)
+	return cmd
+}
+
+func expireCommand(lf *lifecycleFlags) *cobra.Command {
+	var opts lifecycle.ExpireOptions
+	cmd := &cobra.Command{
+		Use:   "expire",
+		Short: "Apply retention now: expire content and ledger rows past it, except what is held",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Progress = func(p lifecycle.Progress) {
+				slog.Info("expiry", "phase", p.Phase, "tenant", p.Tenant, "dry_run", p.DryRun,
+					"objects_scanned", p.Counts.ObjectsScanned, "objects_expired", p.Counts.ObjectsExpired,
+					"calls_expired", p.Counts.CallsExpired)
+			}
+			return lf.run(cmd, func(ctx context.Context, s *session) (any, error) {
+				run, err := s.m.Expire(ctx, s.actor, opts)
+				if run.ID == "" {
+					return nil, err
+				}
+				return run, err
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "count what would expire, change nothing")
+	cmd.Flags().StringVar(&opts.Tenant, "tenant", "", "only this tenant (default: all)")
+	cmd.Flags().StringVar(&opts.Reason, "reason", "", "why (default: retention policy)")
+	return cmd
+}
+
+func eventsCommand(lf *lifecycleFlags) *cobra.Command {
+	var filter lifecycle.EventFilter
+	cmd := &cobra.Command{
+		Use:   "events",
+		Short: "List what happened to content objects: deleted, expired, held, released",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return lf.run(cmd, func(ctx context.Context, s *session) (any, error) {
+				return listResult(s.m.ContentEvents(ctx, s.actor, filter))
+			})
+		},
+	}
+	cmd.Flags().StringVar(&filter.Tenant, "tenant", "", "only this tenant")
+	cmd.Flags().StringVar(&filter.Ref, "ref", "", "only this content reference")
+	cmd.Flags().StringVar(&filter.JobID, "job", "", "only this deletion job or expiry run")
+	cmd.Flags().StringVar(&filter.HoldID, "hold", "", "only this hold")
+	cmd.Flags().Uint64Var(&filter.Limit, "limit", 1000, "at most this many events")
+	return cmd
+}
+
+func runsCommand(lf *lifecycleFlags) *cobra.Command {
+	var limit uint64
+	cmd := &cobra.Command{
+		Use:   "runs",
+		Short: "List expiry runs, dry runs included, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return lf.run(cmd, func(ctx context.Context, s *session) (any, error) {
+				return listResult(s.m.ExpiryRuns(ctx, s.actor, limit))
+			})
+		},
+	}
+	cmd.Flags().Uint64Var(&limit, "limit", 100, "at most this many runs")
+	return cmd
+}
+
+// listResult prints an empty list as [] rather than null, and nothing on
+// an error.
+func listResult[T any](s []T, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		s = []T{}
+	}
+	return s, nil
+}

@@ -1,0 +1,172 @@
+package lifecycle
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/ledger"
+)
+
+func TestSharedPromptSurvivesDeletionForOneEndUser(t *testing.T) {
+	f := newFixture(t, dirStore(t), Options{})
+	now := time.Now().UTC()
+	const prompt = "You are a careful assistant."
+	u := f.call(callSpec{endUser: "user-u", start: now.Add(-time.Minute), input: "U asks", output: "U is answered", prompt: prompt})
+	u2 := f.call(callSpec{endUser: "user-u", start: now.Add(-time.Minute), input: "U asks again", prompt: prompt})
+	v := f.call(callSpec{endUser: "user-v", start: now.Add(-time.Minute), input: "V asks", output: "V is answered", prompt: prompt})
+	// A call older than content retention keeps nothing alive.
+	f.call(callSpec{endUser: "user-w", start: now.Add(-(DefaultContentDays + 1) * day), prompt: prompt})
+
+	job, err := f.m.RequestDeletion(ctx, admin, DeletionRequest{Scope: Scope{Tenant: f.tenant, EndUserRef: "user-u"}, Reason: "erasure request"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := DeletionCounts{CallsMatched: 2, ObjectsMatched: 4, ObjectsDeleted: 3, ObjectsKeptShared: 1}
+	if job.Status != JobDone || job.Counts != want {
+		t.Fatalf("job %s %+v, want done %+v", job.Status, job.Counts, want)
+	}
+	for _, ref := range []string{u.InputRef, u.OutputRef, u2.InputRef} {
+		if f.exists(ref) {
+			t.Fatalf("U's object %s survived", ref)
+		}
+	}
+	if !f.exists(u.SystemInstructionsRef) || !f.exists(v.InputRef) || !f.exists(v.OutputRef) {
+		t.Fatal("the shared prompt or V's content was deleted")
+	}
+	if rows := f.calls(u.TraceID); len(rows) != 1 || rows[0].InputRef != u.InputRef || rows[0].OutputRef != u.OutputRef {
+		t.Fatalf("U's ledger row must stay with its hashes: %+v", rows)
+	}
+	if evs := f.events(EventFilter{JobID: job.ID}); len(evs) != 3 || eventCounts(evs)[EventDeleted] != 3 {
+		t.Fatalf("deletion events %+v", evs)
+	}
+
+	// Once V asks too, nothing live references the prompt.
+	jobV, err := f.m.RequestDeletion(ctx, admin, DeletionRequest{Scope: Scope{Tenant: f.tenant, EndUserRef: "user-v"}, Reason: "erasure request"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = DeletionCounts{CallsMatched: 1, ObjectsMatched: 3, ObjectsDeleted: 3}
+	if jobV.Status != JobDone || jobV.Counts != want || f.exists(u.SystemInstructionsRef) {
+		t.Fatalf("job for V: %s %+v, want done %+v and the prompt gone", jobV.Status, jobV.Counts, want)
+	}
+}
+
+func TestDeletionIsIdempotent(t *testing.T) {
+	f := newFixture(t, dirStore(t), Options{})
+	now := time.Now().UTC()
+	trace := randomHex(t, 16)
+	a := f.call(callSpec{trace: trace, start: now.Add(-time.Minute), input: "first", output: "first answer"})
+	b := f.call(callSpec{trace: trace, start: now.Add(-time.Minute), input: "second", output: "second answer"})
+	// Someone removed one object already: still counts as deleted.
+	r, _ := contentstore.ParseRef(b.OutputRef)
+	if err := f.store.Delete(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+
+	job, err := f.m.RequestDeletion(ctx, admin, DeletionRequest{Scope: Scope{Tenant: f.tenant, TraceID: trace}, Reason: "complaint withdrawn, customer asked for erasure"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := DeletionCounts{CallsMatched: 2, ObjectsMatched: 4, ObjectsDeleted: 4}
+	if job.Status != JobDone || job.Counts != want {
+		t.Fatalf("first run: %s %+v", job.Status, job.Counts)
+	}
+	for _, ref := range []string{a.InputRef, a.OutputRef, b.InputRef} {
+		if f.exists(ref) {
+			t.Fatalf("%s survived", ref)
+		}
+	}
+	// A call of the trace that starts after the request is not covered.
+	after := f.call(callSpec{trace: trace, start: time.Now().UTC().Add(time.Minute), input: "after the request"})
+
+	again, err := f.m.RunDeletion(ctx, admin, job.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Status != JobDone || again.Counts != want {
+		t.Fatalf("second run: %s %+v, want the same counts", again.Status, again.Counts)
+	}
+	if !f.exists(after.InputRef) {
+		t.Fatal("the request deleted content of a call that started after it")
+	}
+	if evs := f.events(EventFilter{JobID: job.ID}); len(evs) != 3 {
+		t.Fatalf("want 3 deleted events (the 4th object was already gone), got %d", len(evs))
+	}
+	_, history, err := f.m.DeletionJob(ctx, admin, job.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := statuses(history); !slices.Equal(got, []string{JobPending, JobRunning, JobDone, JobRunning, JobDone}) {
+		t.Fatalf("history %v", got)
+	}
+	jobs, err := f.m.DeletionJobs(ctx, admin, JobFilter{Tenant: f.tenant})
+	if err != nil || len(jobs) != 1 || jobs[0].ID != job.ID || jobs[0].Status != JobDone || jobs[0].Scope.TraceID != trace {
+		t.Fatalf("jobs %+v %v", jobs, err)
+	}
+	// Nothing is left to resume.
+	resumed, err := f.m.ResumeDeletions(ctx, admin, f.tenant)
+	if err != nil || len(resumed) != 0 {
+		t.Fatalf("resumed %+v %v", resumed, err)
+	}
+}
+
+// References of a tenant with a long name are ~350 bytes: a page of them
+// is more query text than ClickHouse accepts at once, so lookups are split.
+func TestDeletionOfManyObjectsOfALongTenantName(t *testing.T) {
+	f := newFixture(t, dirStore(t), Options{})
+	f.tenant = strings.Repeat("ü", 40) + randomHex(t, 2)
+	now := time.Now().UTC().Add(-time.Minute)
+	calls := make([]ledger.Call, 800)
+	for i := range calls {
+		res, err := f.store.Put(ctx, f.tenant, "input.messages", []byte(fmt.Sprintf("question %d", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls[i] = ledger.Call{Tenant: f.tenant, TraceID: randomHex(t, 16), SpanID: randomHex(t, 8), EndUserRef: "u", StartTime: now, EndTime: now,
+			InputRef: res.Ref.String(), FinishReasons: []string{}, StopSequences: []string{}, RequestParams: map[string]string{}, AttributeIssues: []string{}, IngestedAt: now}
+	}
+	if len(calls[0].InputRef) < 340 {
+		t.Fatalf("reference only %d bytes", len(calls[0].InputRef))
+	}
+	if err := ledgerStore.InsertCalls(ctx, calls); err != nil {
+		t.Fatal(err)
+	}
+	job, err := f.m.RequestDeletion(ctx, admin, DeletionRequest{Scope: Scope{Tenant: f.tenant, EndUserRef: "u"}, Reason: "erasure"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (DeletionCounts{CallsMatched: 800, ObjectsMatched: 800, ObjectsDeleted: 800}); job.Status != JobDone || job.Counts != want {
+		t.Fatalf("%s %+v", job.Status, job.Counts)
+	}
+	if f.exists(calls[799].InputRef) {
+		t.Fatal("object survived")
+	}
+	if st, err := f.m.CallStates(ctx, admin, f.tenant, calls[0].TraceID); err != nil || len(st) != 1 || len(st[0].Objects[0].Events) != 1 {
+		t.Fatalf("call state %+v %v", st, err)
+	}
+}
+
+func TestRefListsStayUnderTheQuerySizeLimit(t *testing.T) {
+	refs := make([]string, 5000)
+	for i := range refs {
+		refs[i] = fmt.Sprintf("%0100d", i)
+	}
+	lists := refLists(refs)
+	var joined []string
+	for _, l := range lists {
+		if len(l) > maxRefListBytes {
+			t.Fatalf("list of %d bytes", len(l))
+		}
+		joined = append(joined, strings.Split(l, "\n")...)
+	}
+	if len(lists) < 2 || !slices.Equal(joined, refs) {
+		t.Fatalf("%d lists lose or reorder references", len(lists))
+	}
+	if refLists(nil) != nil {
+		t.Fatal("no references, no lists")
+	}
+}

@@ -1,0 +1,288 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/ledger/access"
+)
+
+// Expiry run states.
+const (
+	RunRunning = "running"
+	RunDone    = "done"
+	RunFailed  = "failed"
+)
+
+// Phases of an expiry run, as reported to Progress.
+const (
+	PhaseHolds   = "holds"
+	PhaseContent = "content"
+	PhaseLedger  = "ledger"
+	PhaseDone    = "done"
+)
+
+// ExpireOptions control one expiry run.
+type ExpireOptions struct {
+	// Now is the instant retention is measured from; zero means the clock.
+	Now time.Time
+	// DryRun counts what would expire and changes nothing (the run itself
+	// is still recorded).
+	DryRun bool
+	// Tenant restricts the run to one tenant; "" runs every tenant and
+	// needs a grant of all tenants.
+	Tenant string
+	// Reason is recorded with the run; default "retention policy".
+	Reason string
+	// Progress, if set, is called as the run advances.
+	Progress func(Progress)
+}
+
+// ExpiryCounts describe an expiry run. In a dry run they say what would
+// happen.
+type ExpiryCounts struct {
+	// ObjectsScanned: objects the store listed.
+	ObjectsScanned uint64 `json:"objects_scanned"`
+	// ObjectsExpired: objects stored before their tenant's content
+	// retention and referenced by no live call, deleted.
+	ObjectsExpired uint64 `json:"objects_expired"`
+	// ObjectsKeptLive: such old objects still referenced by a call within
+	// retention (a long-lived shared prompt).
+	ObjectsKeptLive uint64 `json:"objects_kept_live"`
+	// ObjectsHeld: old objects a legal hold keeps.
+	ObjectsHeld          uint64 `json:"objects_held"`
+	CallsExpired         uint64 `json:"calls_expired"`
+	CallsHeld            uint64 `json:"calls_held"`
+	EvidenceSpansExpired uint64 `json:"evidence_spans_expired"`
+	EvidenceSpansHeld    uint64 `json:"evidence_spans_held"`
+}
+
+// ExpiryRun is one run of retention expiry.
+type ExpiryRun struct {
+	ID string `json:"run_id"`
+	// AsOf is the instant retention was measured from.
+	AsOf   time.Time `json:"as_of"`
+	DryRun bool      `json:"dry_run"`
+	// Tenants the run covered; empty means all.
+	Tenants   []string  `json:"tenants"`
+	RunBy     string    `json:"run_by"`
+	Reason    string    `json:"reason"`
+	StartedAt time.Time `json:"started_at"`
+	Status    string    `json:"status"`
+	ExpiryCounts
+	Error string `json:"error"`
+	// At is when this state was recorded.
+	At time.Time `json:"at"`
+}
+
+// Progress reports an expiry run as it advances.
+type Progress struct {
+	RunID  string       `json:"run_id"`
+	DryRun bool         `json:"dry_run"`
+	Phase  string       `json:"phase"`
+	Tenant string       `json:"tenant,omitempty"`
+	Counts ExpiryCounts `json:"counts"`
+}
+
+// Expire applies retention: content objects stored before their tenant's
+// content retention that no live call references are deleted, unless a
+// legal hold covers a call referencing them; ledger rows (calls and
+// evidence spans) that started before the ledger retention are removed,
+// unless held. Each run is recorded with its counts; removed objects get an
+// "expired" content event.
+func (m *Manager) Expire(ctx context.Context, p access.Principal, opts ExpireOptions) (ExpiryRun, error) {
+	if opts.Reason == "" {
+		opts.Reason = "retention policy"
+	}
+	bad := checkReason(opts.Reason)
+	if bad == nil && opts.Tenant != "" {
+		bad = invalidTenant(opts.Tenant)
+	}
+	if opts.Now.IsZero() {
+		opts.Now = m.clock()
+	}
+	run := ExpiryRun{ID: newID("exp_"), AsOf: opts.Now.UTC(), DryRun: opts.DryRun, Tenants: []string{}, RunBy: p.User,
+		Reason: strings.TrimSpace(opts.Reason), Status: RunRunning}
+	if opts.Tenant != "" {
+		run.Tenants = []string{opts.Tenant}
+	}
+	a := attempt{action: ActionExpire, tenant: opts.Tenant, reason: opts.Reason, detail: run.ID}
+	if err := m.authorize(ctx, p, a, bad); err != nil {
+		return ExpiryRun{}, err
+	}
+	m.expireMu.Lock()
+	defer m.expireMu.Unlock()
+	run.StartedAt = m.stamp()
+	run.At = run.StartedAt
+	if err := insert(ctx, m, "lifecycle_insert_expiry_run", run); err != nil {
+		m.recordFailure(ctx, p, a)
+		return run, err
+	}
+	report := func(phase, tenant string) {
+		if opts.Progress != nil {
+			opts.Progress(Progress{RunID: run.ID, DryRun: run.DryRun, Phase: phase, Tenant: tenant, Counts: run.ExpiryCounts})
+		}
+	}
+	err := m.expire(ctx, &run, opts.Tenant, report)
+	run.Status, run.At = RunDone, m.stamp()
+	if err != nil {
+		run.Status, run.Error = RunFailed, errText(err)
+	}
+	// The outcome is recorded even when the run was cancelled.
+	if rerr := insert(context.WithoutCancel(ctx), m, "lifecycle_insert_expiry_run", run); rerr != nil {
+		err = errors.Join(err, rerr)
+	}
+	report(PhaseDone, "")
+	if err != nil {
+		m.recordFailure(ctx, p, a)
+		m.logger.Error("expiry run failed", "run_id", run.ID, "err", err)
+		return run, fmt.Errorf("lifecycle: expiry run %s: %w", run.ID, err)
+	}
+	m.logger.Info("expiry run done", "run_id", run.ID, "dry_run", run.DryRun, "objects_expired", run.ObjectsExpired,
+		"objects_held", run.ObjectsHeld, "calls_expired", run.CallsExpired, "calls_held", run.CallsHeld)
+	return run, nil
+}
+
+func invalidTenant(t string) error {
+	if err := contentstore.ValidateTenant(t); err != nil {
+		return invalid("tenant: %v", err)
+	}
+	return nil
+}
+
+func (m *Manager) expire(ctx context.Context, run *ExpiryRun, tenant string, report func(phase, tenant string)) error {
+	if !run.DryRun {
+		report(PhaseHolds, tenant)
+		// Holds on calls that arrived since they were created reach the
+		// store before anything is deleted.
+		if err := m.syncHolds(ctx, tenant); err != nil {
+			return err
+		}
+	}
+	if err := m.expireContent(ctx, run, tenant, report); err != nil {
+		return err
+	}
+	return m.expireLedger(ctx, run, tenant, report)
+}
+
+// expireContent lists the store and disposes of objects older than their
+// tenant's content retention, a page at a time.
+func (m *Manager) expireContent(ctx context.Context, run *ExpiryRun, tenant string, report func(phase, tenant string)) error {
+	report(PhaseContent, tenant)
+	pending := map[string][]contentstore.Ref{}
+	flush := func(t string) error {
+		cutoff := m.policy.For(t).ContentCutoff(run.AsOf)
+		d, err := m.dispose(ctx, t, cutoff, pending[t], run.DryRun)
+		delete(pending, t)
+		run.ObjectsExpired += d.deleted
+		run.ObjectsKeptLive += d.live
+		run.ObjectsHeld += d.held
+		err = errors.Join(m.recordEvents(ctx, d.removed, ContentEvent{Event: EventExpired, Actor: run.RunBy, JobID: run.ID}), err)
+		report(PhaseContent, t)
+		return err
+	}
+	err := m.content.List(ctx, contentstore.Selection{Tenant: tenant}, func(info contentstore.ObjectInfo) error {
+		run.ObjectsScanned++
+		t := info.Ref.Tenant
+		if !info.StoredAt.Before(m.policy.For(t).ContentCutoff(run.AsOf)) {
+			return nil
+		}
+		pending[t] = append(pending[t], info.Ref)
+		if len(pending[t]) >= pageSize {
+			return flush(t)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	tenants := make([]string, 0, len(pending))
+	for t := range pending {
+		tenants = append(tenants, t)
+	}
+	slices.Sort(tenants)
+	for _, t := range tenants {
+		if err := flush(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type expirable struct {
+	Expired uint64 `json:"expired"`
+	Held    uint64 `json:"held"`
+}
+
+// expireLedger removes ledger rows older than each tenant's ledger
+// retention that no hold covers.
+func (m *Manager) expireLedger(ctx context.Context, run *ExpiryRun, tenant string, report func(phase, tenant string)) error {
+	tenants := []string{tenant}
+	if tenant == "" {
+		rows, err := query[struct {
+			Tenant string `json:"tenant"`
+		}](ctx, m, "lifecycle_tenants", nil)
+		if err != nil {
+			return err
+		}
+		tenants = tenants[:0]
+		for _, r := range rows {
+			tenants = append(tenants, r.Tenant)
+		}
+	}
+	for _, t := range tenants {
+		params := map[string]any{"tenant": t, "cutoff": m.policy.For(t).LedgerCutoff(run.AsOf)}
+		for _, table := range []struct {
+			count, remove string
+			expired, held *uint64
+		}{
+			{"lifecycle_expirable_calls", "lifecycle_expire_calls", &run.CallsExpired, &run.CallsHeld},
+			{"lifecycle_expirable_evidence", "lifecycle_expire_evidence", &run.EvidenceSpansExpired, &run.EvidenceSpansHeld},
+		} {
+			rows, err := query[expirable](ctx, m, table.count, params)
+			if err != nil {
+				return err
+			}
+			if len(rows) != 1 {
+				return fmt.Errorf("lifecycle: %s returned %d rows", table.count, len(rows))
+			}
+			*table.expired += rows[0].Expired
+			*table.held += rows[0].Held
+			if rows[0].Expired > 0 && !run.DryRun {
+				if err := m.exec(ctx, table.remove, params); err != nil {
+					return err
+				}
+			}
+		}
+		report(PhaseLedger, t)
+	}
+	return nil
+}
+
+// ExpiryRuns lists expiry runs in their current state, newest first. A
+// principal granted all tenants sees every run; others see the runs limited
+// to one of their tenants.
+func (m *Manager) ExpiryRuns(ctx context.Context, p access.Principal, limit uint64) ([]ExpiryRun, error) {
+	if p.User == "" {
+		return nil, fmt.Errorf("%w: the reader is unknown", access.ErrDenied)
+	}
+	if limit == 0 {
+		limit = 1000
+	}
+	runs, err := query[ExpiryRun](ctx, m, "lifecycle_expiry_runs", map[string]any{"run_id": "", "limit": limit})
+	if err != nil {
+		return nil, err
+	}
+	out := runs[:0]
+	for _, r := range runs {
+		if len(r.Tenants) == 0 && p.MayAccessTenant(access.AllTenants) || len(r.Tenants) == 1 && p.MayAccessTenant(r.Tenants[0]) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,146 @@
+package lifecycle
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/docketlabs/docket/contentstore"
+)
+
+func TestExpiryPerTenantRetentionAndDryRun(t *testing.T) {
+	store := dirStore(t)
+	short := newTenant(t)
+	policy := DefaultPolicy()
+	policy.Tenants = map[string]Retention{short: {ContentDays: 10, LedgerDays: 20}}
+	a := newFixture(t, store, Options{Policy: policy})
+	b := &fixture{t: t, m: a.m, store: store, tenant: short}
+	now := time.Now().UTC()
+
+	ca := a.call(callSpec{start: now.Add(-time.Hour), input: "A asks", prompt: "A's prompt"})
+	a.evidence(ca.TraceID, now.Add(-time.Hour))
+	cb := b.call(callSpec{start: now.Add(-time.Hour), input: "B asks", output: "B is answered", prompt: "B's prompt"})
+	b.evidence(cb.TraceID, now.Add(-time.Hour))
+	// Fifteen days on, this call is one day old and keeps B's prompt.
+	recent := b.call(callSpec{start: now.Add(14 * day), prompt: "B's prompt"})
+	held := b.call(callSpec{start: now.Add(-time.Hour), input: "B's disputed call"})
+	b.evidence(held.TraceID, now.Add(-time.Hour))
+	if _, _, err := a.m.CreateHold(ctx, admin, HoldRequest{Scope: Scope{Tenant: short, TraceID: held.TraceID}, Reason: "dispute 12"}); err != nil {
+		t.Fatal(err)
+	}
+
+	snapshot := func() []string {
+		var refs []string
+		err := store.List(ctx, contentstore.Selection{}, func(o contentstore.ObjectInfo) error {
+			refs = append(refs, o.Ref.String())
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(refs)
+		for _, trace := range []string{ca.TraceID, cb.TraceID, recent.TraceID, held.TraceID} {
+			spans, err := ledgerStore.EvidenceByTrace(ctx, trace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			refs = append(refs, fmt.Sprintf("%s: %d calls, %d spans", trace, len(a.calls(trace)), len(spans)))
+		}
+		return refs
+	}
+	before := snapshot()
+	eventsBefore := len(b.events(EventFilter{})) + len(a.events(EventFilter{}))
+
+	// Day 15: B's content retention (10 days) has passed, A's (90) has not.
+	day15 := now.Add(15 * day)
+	wantContent := ExpiryCounts{ObjectsScanned: 6, ObjectsExpired: 2, ObjectsKeptLive: 1, ObjectsHeld: 1}
+	var progress []Progress
+	dry, err := a.m.Expire(ctx, admin, ExpireOptions{Now: day15, DryRun: true, Progress: func(p Progress) { progress = append(progress, p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dry.ExpiryCounts != wantContent {
+		t.Fatalf("dry run counts %+v, want %+v", dry.ExpiryCounts, wantContent)
+	}
+	if after := snapshot(); !slices.Equal(before, after) {
+		t.Fatalf("the dry run changed the store or the ledger:\n%v\n%v", before, after)
+	}
+	if n := len(b.events(EventFilter{})) + len(a.events(EventFilter{})); n != eventsBefore {
+		t.Fatal("the dry run recorded content events")
+	}
+	if len(progress) == 0 || progress[len(progress)-1].Phase != PhaseDone || progress[len(progress)-1].Counts != wantContent || !progress[0].DryRun {
+		t.Fatalf("progress %+v", progress)
+	}
+
+	run, err := a.m.Expire(ctx, admin, ExpireOptions{Now: day15})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.ExpiryCounts != wantContent || run.Status != RunDone || len(run.Tenants) != 0 {
+		t.Fatalf("run %+v, want %+v", run, wantContent)
+	}
+	if b.exists(cb.InputRef) || b.exists(cb.OutputRef) {
+		t.Fatal("B's content past retention survived")
+	}
+	if !b.exists(cb.SystemInstructionsRef) || !b.exists(held.InputRef) || !a.exists(ca.InputRef) || !a.exists(ca.SystemInstructionsRef) {
+		t.Fatal("content within retention, still referenced or held was expired")
+	}
+	if evs := b.events(EventFilter{JobID: run.ID}); len(evs) != 2 || evs[0].Event != EventExpired || evs[0].Actor != "ana" {
+		t.Fatalf("expired events %+v", evs)
+	}
+
+	// Day 25: B's ledger retention (20 days) has passed as well.
+	run, err = a.m.Expire(ctx, admin, ExpireOptions{Now: now.Add(25 * day)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ExpiryCounts{ObjectsScanned: 4, ObjectsExpired: 1, ObjectsHeld: 1, CallsExpired: 1, CallsHeld: 1, EvidenceSpansExpired: 1, EvidenceSpansHeld: 1}
+	if run.ExpiryCounts != want {
+		t.Fatalf("day 25: %+v, want %+v", run.ExpiryCounts, want)
+	}
+	if b.exists(cb.SystemInstructionsRef) {
+		t.Fatal("B's prompt outlived its last call's retention")
+	}
+	if len(b.calls(cb.TraceID)) != 0 || len(b.calls(recent.TraceID)) != 1 || len(b.calls(held.TraceID)) != 1 || len(a.calls(ca.TraceID)) != 1 {
+		t.Fatal("ledger rows: want B's old row gone, the recent, the held and A's kept")
+	}
+	for trace, n := range map[string]int{cb.TraceID: 0, held.TraceID: 1, ca.TraceID: 1} {
+		spans, err := ledgerStore.EvidenceByTrace(ctx, trace)
+		if err != nil || len(spans) != n {
+			t.Fatalf("evidence of %s: %d spans (%v), want %d", trace, len(spans), err, n)
+		}
+	}
+}
+
+func TestRunnerExpiresInTheBackground(t *testing.T) {
+	store := dirStore(t)
+	// The clock of the process is 100 days ahead: content is past its
+	// default retention.
+	ahead := func() time.Time { return time.Now().Add(100 * day) }
+	f := newFixture(t, store, Options{Now: ahead})
+	c := f.call(callSpec{start: time.Now().UTC(), input: "old by now"})
+	r := NewRunner(f.m, 20*time.Millisecond)
+	if err := r.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(ctx); err == nil {
+		t.Fatal("a second Start must fail")
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for r.Status().LastRun == nil && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	r.Stop()
+	st := r.Status()
+	if st.LastRun == nil || st.LastRun.Status != RunDone || st.LastRun.RunBy != SystemPrincipal.User || st.LastError != "" || st.Running {
+		t.Fatalf("runner status %+v", st)
+	}
+	if f.exists(c.InputRef) {
+		t.Fatal("the runner did not expire the content")
+	}
+	if evs := f.events(EventFilter{Ref: c.InputRef}); len(evs) != 1 || evs[0].Event != EventExpired || evs[0].Actor != SystemPrincipal.User {
+		t.Fatalf("events %+v", evs)
+	}
+	r.Stop() // stopping twice is harmless
+}

@@ -1,0 +1,249 @@
+package lifecycle
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/config/configopaque"
+	"go.opentelemetry.io/collector/config/configoptional"
+
+	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/internal/s3test"
+	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/chdbengine"
+)
+
+// One chDB session per process: every test shares this ledger and isolates
+// itself by using tenants of its own.
+var ledgerStore *ledger.Store
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "lifecycle-test-")
+	if err != nil {
+		panic(err)
+	}
+	code := func() int {
+		defer os.RemoveAll(dir)
+		eng, err := chdbengine.Open(filepath.Join(dir, "ledger"))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer eng.Close()
+		ledgerStore = ledger.NewStore(eng)
+		if err := ledgerStore.Migrate(context.Background()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+var (
+	ctx   = context.Background()
+	admin = access.Principal{User: "ana", Role: access.RoleAdmin, Tenants: []string{access.AllTenants}}
+)
+
+const testSecret = "lifecycle-test-secret-0123456789abcdef"
+
+func randomHex(t testing.TB, n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(b)
+}
+
+func newTenant(t testing.TB) string { return "t-" + randomHex(t, 6) }
+
+func dirStore(t testing.TB) contentstore.Store {
+	t.Helper()
+	cfg := contentstore.NewDefaultConfig()
+	cfg.Directory = configoptional.Some(contentstore.DirConfig{Path: t.TempDir()})
+	cfg.Secret = testSecret
+	return openStore(t, cfg)
+}
+
+func s3Store(t testing.TB, srv *s3test.Server, bucket string, objectLock bool) contentstore.Store {
+	t.Helper()
+	cfg := contentstore.NewDefaultConfig()
+	cfg.Directory = configoptional.None[contentstore.DirConfig]()
+	cfg.S3 = configoptional.Some(contentstore.S3Config{Endpoint: srv.Endpoint, Bucket: bucket, AccessKey: srv.AccessKey,
+		SecretKey: configopaque.String(srv.SecretKey), Insecure: true, CreateBucket: true, ObjectLock: objectLock, Timeout: 10 * time.Second})
+	cfg.Secret = testSecret
+	return openStore(t, cfg)
+}
+
+func openStore(t testing.TB, cfg contentstore.Config) contentstore.Store {
+	t.Helper()
+	st, err := contentstore.Open(ctx, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// fixture is one tenant's calls on a content store.
+type fixture struct {
+	t      testing.TB
+	m      *Manager
+	store  contentstore.Store
+	tenant string
+}
+
+func newFixture(t testing.TB, store contentstore.Store, opts Options) *fixture {
+	t.Helper()
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	m, err := New(ledgerStore, store, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{t: t, m: m, store: store, tenant: newTenant(t)}
+}
+
+// callSpec describes one LLM call; empty content means no reference.
+type callSpec struct {
+	trace, endUser        string
+	start                 time.Time
+	input, output, prompt string
+}
+
+// call stores the call's content and writes its ledger row, as the
+// contentref processor and the ledger exporter do.
+func (f *fixture) call(s callSpec) ledger.Call {
+	f.t.Helper()
+	if s.trace == "" {
+		s.trace = randomHex(f.t, 16)
+	}
+	c := ledger.Call{Tenant: f.tenant, TraceID: s.trace, SpanID: randomHex(f.t, 8), EndUserRef: s.endUser,
+		StartTime: s.start, EndTime: s.start.Add(time.Second), ContentStatus: "stored", FinishReasons: []string{},
+		StopSequences: []string{}, RequestParams: map[string]string{}, AttributeIssues: []string{}, IngestedAt: time.Now()}
+	for _, part := range []struct {
+		kind, content string
+		dst           *string
+	}{{"input.messages", s.input, &c.InputRef}, {"output.messages", s.output, &c.OutputRef}, {"system_instructions", s.prompt, &c.SystemInstructionsRef}} {
+		if part.content == "" {
+			continue
+		}
+		res, err := f.store.Put(ctx, f.tenant, part.kind, []byte(part.content))
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		*part.dst = res.Ref.String()
+	}
+	if err := ledgerStore.InsertCalls(ctx, []ledger.Call{c}); err != nil {
+		f.t.Fatal(err)
+	}
+	return c
+}
+
+func (f *fixture) evidence(trace string, start time.Time) {
+	f.t.Helper()
+	e := ledger.EvidenceSpan{Tenant: f.tenant, TraceID: trace, SpanID: randomHex(f.t, 8), Kind: "client", Category: "db",
+		StartTime: start, EndTime: start, Status: ledger.StatusOK, DBQueryStatus: ledger.QueryAbsent, Documents: []ledger.Document{},
+		AttributeIssues: []string{}, IngestedAt: time.Now()}
+	if err := ledgerStore.InsertEvidence(ctx, []ledger.EvidenceSpan{e}); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *fixture) exists(ref string) bool {
+	f.t.Helper()
+	r, err := contentstore.ParseRef(ref)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	_, err = f.store.Get(ctx, r)
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(err, contentstore.ErrNotFound):
+		return false
+	}
+	f.t.Fatalf("get %s: %v", ref, err)
+	return false
+}
+
+func (f *fixture) storeHeld(ref string) bool {
+	f.t.Helper()
+	r, err := contentstore.ParseRef(ref)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	held, err := f.store.LegalHold(ctx, r)
+	if err != nil {
+		f.t.Fatalf("legal hold of %s: %v", ref, err)
+	}
+	return held
+}
+
+// calls returns the ledger rows of a trace.
+func (f *fixture) calls(trace string) []ledger.Call {
+	f.t.Helper()
+	cs, err := ledgerStore.CallsByTrace(ctx, trace)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return cs
+}
+
+func (f *fixture) events(filter EventFilter) []ContentEvent {
+	f.t.Helper()
+	filter.Tenant = f.tenant
+	evs, err := f.m.ContentEvents(ctx, admin, filter)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return evs
+}
+
+// eventCounts counts events by kind.
+func eventCounts(evs []ContentEvent) map[string]int {
+	out := map[string]int{}
+	for _, e := range evs {
+		out[e.Event]++
+	}
+	return out
+}
+
+// accessEntries returns the access-log rows of the fixture's tenant for an
+// action, oldest first.
+func (f *fixture) accessEntries(action string) []ledger.AccessEntry {
+	f.t.Helper()
+	log, err := ledgerStore.AccessLog(ctx, ledger.AccessFilter{Tenant: f.tenant})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	var out []ledger.AccessEntry
+	for _, e := range log {
+		if e.Action == action {
+			out = append(out, e)
+		}
+	}
+	slices.Reverse(out)
+	return out
+}
+
+func statuses(jobs []DeletionJob) []string {
+	out := make([]string, len(jobs))
+	for i, j := range jobs {
+		out[i] = j.Status
+	}
+	return out
+}
+
+const day = 24 * time.Hour

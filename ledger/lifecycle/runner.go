@@ -1,0 +1,130 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// Runner runs the lifecycle in the background, as SystemPrincipal: every
+// interval it retries unfinished deletion jobs and then runs expiry (which
+// first applies holds to calls that arrived since). chDB allows one process
+// per ledger directory, so in embedded mode the runner lives in the process
+// that owns the ledger.
+type Runner struct {
+	m        *Manager
+	interval time.Duration
+
+	mu     sync.Mutex
+	cancel context.CancelFunc
+	done   chan struct{}
+	status RunnerStatus
+}
+
+// RunnerStatus is what the runner is doing and last did.
+type RunnerStatus struct {
+	Running bool `json:"running"`
+	// Progress of the expiry run under way, if any.
+	Progress *Progress `json:"progress,omitempty"`
+	// LastRun is the last expiry run that finished (or failed).
+	LastRun   *ExpiryRun `json:"last_run,omitempty"`
+	LastError string     `json:"last_error,omitempty"`
+	LastCycle time.Time  `json:"last_cycle,omitzero"`
+	NextCycle time.Time  `json:"next_cycle,omitzero"`
+	Interval  string     `json:"interval"`
+}
+
+// NewRunner returns a stopped runner.
+func NewRunner(m *Manager, interval time.Duration) *Runner {
+	return &Runner{m: m, interval: interval, status: RunnerStatus{Interval: interval.String()}}
+}
+
+// Start starts the cycles, the first one interval from now. It fails if
+// the runner is already started.
+func (r *Runner) Start(ctx context.Context) error {
+	if r.interval <= 0 {
+		return errors.New("lifecycle: runner interval must be positive")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cancel != nil {
+		return errors.New("lifecycle: runner already started")
+	}
+	ctx, r.cancel = context.WithCancel(ctx)
+	r.done = make(chan struct{})
+	r.status.NextCycle = time.Now().Add(r.interval)
+	go r.loop(ctx, r.done)
+	return nil
+}
+
+// Stop cancels a cycle under way and waits for the runner to end.
+func (r *Runner) Stop() {
+	r.mu.Lock()
+	cancel, done := r.cancel, r.done
+	r.cancel = nil
+	r.mu.Unlock()
+	if cancel == nil {
+		return
+	}
+	cancel()
+	<-done
+}
+
+// Status returns a snapshot of the runner's state.
+func (r *Runner) Status() RunnerStatus {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.status
+	if s.Progress != nil {
+		p := *s.Progress
+		s.Progress = &p
+	}
+	return s
+}
+
+func (r *Runner) loop(ctx context.Context, done chan struct{}) {
+	defer close(done)
+	t := time.NewTicker(r.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			r.RunCycle(ctx)
+		}
+	}
+}
+
+// RunCycle runs one cycle now: unfinished deletion jobs, then expiry.
+func (r *Runner) RunCycle(ctx context.Context) {
+	r.mu.Lock()
+	r.status.Running = true
+	r.mu.Unlock()
+	_, jobErr := r.m.ResumeDeletions(ctx, SystemPrincipal, "")
+	run, expErr := r.m.Expire(ctx, SystemPrincipal, ExpireOptions{Progress: func(p Progress) {
+		r.mu.Lock()
+		r.status.Progress = &p
+		r.mu.Unlock()
+	}})
+	err := errors.Join(jobErr, expErr)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.status.Running, r.status.Progress = false, nil
+	if ctx.Err() != nil {
+		return // stopped: the interrupted run is on record as failed
+	}
+	if err != nil {
+		r.m.logger.Error("lifecycle cycle failed", "err", err)
+	}
+	if run.ID != "" {
+		r.status.LastRun = &run
+	}
+	r.status.LastError = ""
+	if err != nil {
+		r.status.LastError = errText(err)
+	}
+	r.status.LastCycle = time.Now()
+	r.status.NextCycle = r.status.LastCycle.Add(r.interval)
+}

@@ -1,0 +1,9 @@
+-- Removes ledger rows of one tenant past ledger retention unless a legal
+-- hold covers them. Mutations cannot call the parameterized view
+-- call_lifecycle, so its hold match is spelled out here; holds are read
+-- when the delete runs, so a hold created a moment earlier still counts.
+DELETE FROM llm_calls
+WHERE tenant = {tenant:String}
+  AND start_time < {cutoff:DateTime64}
+  AND NOT arrayExists(s -> (s.1 = '' OR s.1 = end_user_ref) AND (s.2 = '' OR s.2 = trace_id) AND start_time >= s.3 AND start_time < s.4,
+      (SELECT groupArray((end_user_ref, trace_id, from_time, to_time)) FROM active_legal_holds WHERE tenant = {tenant:String}))

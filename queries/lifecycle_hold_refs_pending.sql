@@ -1,0 +1,15 @@
+-- One page of the objects referenced by calls an active hold covers that
+-- the hold has not been applied to yet (calls that arrived after the hold
+-- was created included).
+SELECT DISTINCT ref
+FROM call_lifecycle(tenant = {tenant:String})
+ARRAY JOIN refs AS ref
+WHERE has(hold_ids, {hold_id:String})
+  AND ref > {after:String}
+  AND ref NOT IN
+  (
+      SELECT ref FROM content_events
+      WHERE tenant = {tenant:String} AND hold_id = {hold_id:String} AND event = 'held'
+  )
+ORDER BY ref
+LIMIT {limit:UInt64}

@@ -1,0 +1,1 @@
+INSERT INTO deletion_jobs SETTINGS date_time_input_format = 'best_effort' FORMAT JSONEachRow
