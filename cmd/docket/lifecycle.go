@@ -6,23 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os/user"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.opentelemetry.io/collector/config/configoptional"
 
-	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/lifecycle"
 )
 
 // lifecycleFlags are shared by every lifecycle subcommand.
 type lifecycleFlags struct {
-	storage     storageFlags
-	contentDir  string
-	actor       string
+	local       localFlags
 	contentDays int
 	ledgerDays  int
 	retention   []string
@@ -42,9 +36,7 @@ of its tenant again. Deletion removes content objects and keeps ledger rows.
 Output is JSON on stdout.`,
 	}
 	pf := cmd.PersistentFlags()
-	pf.StringVar(&lf.storage.dataDir, "data", "data", "data directory (as given to docket dev): the ledger in DIR/ledger")
-	pf.StringVar(&lf.contentDir, "content", "", "content store directory (default DIR/content, its secret in DIR/content.secret)")
-	pf.StringVar(&lf.actor, "actor", "", "who is acting, put on record (default: the login name)")
+	lf.local.register(pf)
 	pf.IntVar(&lf.contentDays, "content-days", lifecycle.DefaultContentDays, "content retention in days, all tenants")
 	pf.IntVar(&lf.ledgerDays, "ledger-days", lifecycle.DefaultLedgerDays, "ledger retention in days, all tenants")
 	pf.StringArrayVar(&lf.retention, "retention", nil, "per-tenant retention TENANT=CONTENT_DAYS:LEDGER_DAYS (either may be empty); repeatable")
@@ -60,15 +52,6 @@ type session struct {
 }
 
 func (lf *lifecycleFlags) open(ctx context.Context) (*session, error) {
-	actor := lf.actor
-	if actor == "" {
-		if u, err := user.Current(); err == nil {
-			actor = u.Username
-		}
-	}
-	if actor == "" {
-		return nil, errors.New("lifecycle: --actor is required (no login name found)")
-	}
 	policy := lifecycle.Policy{Default: lifecycle.Retention{ContentDays: lf.contentDays, LedgerDays: lf.ledgerDays}}
 	for _, s := range lf.retention {
 		tenant, r, err := lifecycle.ParseTenantRetention(s)
@@ -83,32 +66,16 @@ func (lf *lifecycleFlags) open(ctx context.Context) (*session, error) {
 	if err := policy.Validate(); err != nil {
 		return nil, fmt.Errorf("lifecycle: %w", err)
 	}
-	store, err := openStore(ctx, lf.storage)
+	local, err := lf.local.open(ctx)
 	if err != nil {
 		return nil, err
 	}
-	dir := lf.contentDir
-	if dir == "" {
-		dir = filepath.Join(lf.storage.dataDir, "content")
-	}
-	cfg := contentstore.NewDefaultConfig()
-	cfg.Directory = configoptional.Some(contentstore.DirConfig{Path: dir, Fsync: true})
-	content, err := contentstore.Open(ctx, cfg, nil)
+	m, err := lifecycle.New(local.ledger, local.content, lifecycle.Options{Policy: policy, Logger: slog.Default()})
 	if err != nil {
-		store.Engine().Close()
+		local.close()
 		return nil, err
 	}
-	m, err := lifecycle.New(store, content, lifecycle.Options{Policy: policy, Logger: slog.Default()})
-	if err != nil {
-		content.Close()
-		store.Engine().Close()
-		return nil, err
-	}
-	return &session{
-		m:     m,
-		actor: access.Principal{User: actor, Role: access.RoleAdmin, Tenants: []string{access.AllTenants}},
-		close: func() { content.Close(); store.Engine().Close() },
-	}, nil
+	return &session{m: m, actor: local.operator, close: local.close}, nil
 }
 
 // run opens a session, calls fn and prints what it returns as JSON. A

@@ -2,13 +2,19 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
+	"os/user"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"go.opentelemetry.io/collector/config/configopaque"
+	"go.opentelemetry.io/collector/config/configoptional"
 
+	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/backend"
 )
 
@@ -33,4 +39,60 @@ func (s *storageFlags) config() backend.Config {
 		return backend.Config{ClickHouse: &backend.ClickHouseConfig{DSN: configopaque.String(dsn)}}
 	}
 	return backend.Config{Embedded: &backend.EmbeddedConfig{Path: filepath.Join(s.dataDir, "ledger")}}
+}
+
+// localFlags select the local data of an operator command: the embedded
+// ledger and the directory content store, and who acts on them.
+type localFlags struct {
+	storage    storageFlags
+	contentDir string
+	actor      string
+}
+
+func (l *localFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&l.storage.dataDir, "data", "data", "data directory (as given to docket dev): the ledger in DIR/ledger")
+	fs.StringVar(&l.contentDir, "content", "", "content store directory (default DIR/content, its secret in DIR/content.secret)")
+	fs.StringVar(&l.actor, "actor", "", "who is acting, put on record (default: the login name)")
+}
+
+// localData is the opened local data. The operator has the data directory
+// in hand, so acts as an admin of every tenant; the name goes on record.
+type localData struct {
+	ledger   *ledger.Store
+	content  contentstore.Store
+	operator access.Principal
+}
+
+func (d *localData) close() {
+	d.content.Close()
+	d.ledger.Engine().Close()
+}
+
+func (l *localFlags) open(ctx context.Context) (*localData, error) {
+	actor := l.actor
+	if actor == "" {
+		if u, err := user.Current(); err == nil {
+			actor = u.Username
+		}
+	}
+	if actor == "" {
+		return nil, errors.New("--actor is required (no login name found)")
+	}
+	store, err := openStore(ctx, l.storage)
+	if err != nil {
+		return nil, err
+	}
+	dir := l.contentDir
+	if dir == "" {
+		dir = filepath.Join(l.storage.dataDir, "content")
+	}
+	cfg := contentstore.NewDefaultConfig()
+	cfg.Directory = configoptional.Some(contentstore.DirConfig{Path: dir, Fsync: true})
+	content, err := contentstore.Open(ctx, cfg, nil)
+	if err != nil {
+		store.Engine().Close()
+		return nil, err
+	}
+	return &localData{ledger: store, content: content,
+		operator: access.Principal{User: actor, Role: access.RoleAdmin, Tenants: []string{access.AllTenants}}}, nil
 }
