@@ -3,8 +3,6 @@ package access
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,48 +12,30 @@ import (
 
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/chdbengine"
+	"github.com/docketlabs/docket/ledger/ledgertest"
 )
 
-var (
-	ledgerStore  *ledger.Store
-	contentStore contentstore.Store
-)
+var ledgerStore *ledger.Store
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "access-test-")
+func TestMain(m *testing.M) { ledgertest.Main(m, &ledgerStore) }
+
+// newContentStore opens a directory content store of the test's own.
+func newContentStore(t *testing.T) contentstore.Store {
+	t.Helper()
+	cfg := contentstore.NewDefaultConfig()
+	cfg.Directory = configoptional.Some(contentstore.DirConfig{Path: filepath.Join(t.TempDir(), "content")})
+	store, err := contentstore.Open(context.Background(), cfg, nil)
 	if err != nil {
-		panic(err)
+		t.Fatal(err)
 	}
-	code := func() int {
-		defer os.RemoveAll(dir)
-		eng, err := chdbengine.Open(filepath.Join(dir, "ledger"))
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		defer eng.Close()
-		ledgerStore = ledger.NewStore(eng)
-		if err := ledgerStore.Migrate(context.Background()); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		cfg := contentstore.NewDefaultConfig()
-		cfg.Directory = configoptional.Some(contentstore.DirConfig{Path: filepath.Join(dir, "content")})
-		if contentStore, err = contentstore.Open(context.Background(), cfg, nil); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		defer contentStore.Close()
-		return m.Run()
-	}()
-	os.Exit(code)
+	t.Cleanup(func() { store.Close() })
+	return store
 }
 
 const canary = "canary: kim.minjun@example.com 900101-1234567"
 
 // fixture stores content for a call of tenant acme and writes its ledger row.
-func fixture(t *testing.T, traceID string) (ref string) {
+func fixture(t *testing.T, contentStore contentstore.Store, traceID string) (ref string) {
 	t.Helper()
 	ctx := context.Background()
 	res, err := contentStore.Put(ctx, "acme", "input", []byte(`[{"role":"user","parts":[{"type":"text","content":"`+canary+`"}]}]`))
@@ -75,7 +55,8 @@ func fixture(t *testing.T, traceID string) (ref string) {
 func TestRevealChecksAndRecordsEveryAttempt(t *testing.T) {
 	ctx := context.Background()
 	trace := "5b8efff798038103d269b633813fc60c"
-	ref := fixture(t, trace)
+	contentStore := newContentStore(t)
+	ref := fixture(t, contentStore, trace)
 	r := &Reader{Content: contentStore, Ledger: ledgerStore}
 	auditor := Principal{User: "ana", Role: RoleAuditor, Tenants: []string{"acme"}}
 	req := RevealRequest{Tenant: "acme", TraceID: trace, Ref: ref, Reason: "ticket SUP-1234: customer disputes answer"}
@@ -137,7 +118,8 @@ func TestRevealChecksAndRecordsEveryAttempt(t *testing.T) {
 func TestRevealOfDeletedContentIsRecordedAsFailed(t *testing.T) {
 	ctx := context.Background()
 	trace := "6e0c63257de34c92bf9efcd03927272e"
-	ref := fixture(t, trace)
+	contentStore := newContentStore(t)
+	ref := fixture(t, contentStore, trace)
 	parsed, _ := contentstore.ParseRef(ref)
 	if err := contentStore.Delete(ctx, parsed); err != nil {
 		t.Fatal(err)

@@ -5,10 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -20,35 +17,14 @@ import (
 	"github.com/docketlabs/docket/internal/s3test"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
-	"github.com/docketlabs/docket/ledger/chdbengine"
+	"github.com/docketlabs/docket/ledger/ledgertest"
 )
 
 // One chDB session per process: every test shares this ledger and isolates
 // itself by using tenants of its own.
 var ledgerStore *ledger.Store
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "lifecycle-test-")
-	if err != nil {
-		panic(err)
-	}
-	code := func() int {
-		defer os.RemoveAll(dir)
-		eng, err := chdbengine.Open(filepath.Join(dir, "ledger"))
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		defer eng.Close()
-		ledgerStore = ledger.NewStore(eng)
-		if err := ledgerStore.Migrate(context.Background()); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		return m.Run()
-	}()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { ledgertest.Main(m, &ledgerStore) }
 
 var (
 	ctx   = context.Background()

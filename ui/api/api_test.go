@@ -3,41 +3,20 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/chdbengine"
+	"github.com/docketlabs/docket/ledger/ledgertest"
 )
 
 var store *ledger.Store
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "api-test-")
-	if err != nil {
-		panic(err)
-	}
-	eng, err := chdbengine.Open(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	store = ledger.NewStore(eng)
-	if err := store.Migrate(context.Background()); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	eng.Close()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { ledgertest.Main(m, &store) }
 
 func get(t *testing.T, srv *httptest.Server, path string) (int, []byte) {
 	t.Helper()

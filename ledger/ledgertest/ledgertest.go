@@ -1,0 +1,42 @@
+// Package ledgertest gives a test process its embedded ledger: chDB allows
+// one data directory per process, so a package's tests share one, opened in
+// TestMain, and isolate themselves by tenant or trace.
+package ledgertest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/chdbengine"
+)
+
+// Main opens a migrated ledger in a temporary directory, sets *store, runs
+// the tests and exits with their code, removing the directory.
+func Main(m *testing.M, store **ledger.Store) {
+	os.Exit(run(m, store))
+}
+
+func run(m *testing.M, store **ledger.Store) int {
+	dir, err := os.MkdirTemp("", "ledger-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	eng, err := chdbengine.Open(filepath.Join(dir, "ledger"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer eng.Close()
+	*store = ledger.NewStore(eng)
+	if err := (*store).Migrate(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
+}
