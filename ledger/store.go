@@ -180,11 +180,6 @@ func (s *Store) EvidenceByTrace(ctx context.Context, traceID string) ([]Evidence
 	return out, err
 }
 
-// ExportCalls streams every call row, as stored, one JSON object per row.
-func (s *Store) ExportCalls(ctx context.Context, fn func(row []byte) error) error {
-	return s.query(ctx, "export_calls", nil, fn)
-}
-
 // Counts describes the call table.
 type Counts struct {
 	// Calls is the number of rows every reader sees (deduplicated).

@@ -1,64 +1,146 @@
 package main
 
 import (
-	"bufio"
+	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/docketlabs/docket/ledger/audit"
+	"github.com/docketlabs/docket/ledger/chdbengine"
+	"github.com/docketlabs/docket/ledger/engine"
 )
 
 func exportCommand() *cobra.Command {
-	var format, out string
-	var st storageFlags
+	var local localFlags
+	var req audit.Request
+	var format, from, to, out string
 	cmd := &cobra.Command{
-		Use:   "export",
-		Short: "Stream every ledger row to a file (embedded ledger: while the collector is stopped)",
+		Use:   "export --from TIME --to TIME --out DIR --reason REASON [--tenant T] [--format jsonl|csv|parquet]",
+		Short: "Export the ledger for an audit as a verifiable bundle (embedded ledger: while the collector is stopped)",
+		Long: `Export the calls of a tenant (default: every tenant) that started in [--from, --to)
+into a new bundle directory: calls.<format>, optionally the access log and the
+lifecycle records, and manifest.json with the query, totals (a total with
+unknown parts carries "+?"), the SHA-256 of every file and a hash chain over
+every file's rows. The export is recorded in the access log; the root it
+prints is the ref of that record. Check a bundle with "docket export verify".
+
+Times are RFC 3339 (2026-03-01T00:00:00Z) or dates (2026-03-01, UTC midnight).`,
+		Args: cobra.NoArgs,
+		// A denied export is not a usage mistake.
+		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if format != "jsonl" {
-				return fmt.Errorf("export: unsupported format %q (supported: jsonl)", format)
+			var err error
+			if out == "" {
+				return errors.New("export: --out is required")
 			}
+			if req.From, err = parseTime("--from", from); err != nil {
+				return err
+			}
+			if req.To, err = parseTime("--to", to); err != nil {
+				return err
+			}
+			req.Format = audit.Format(format)
 			ctx := cmd.Context()
-			store, err := openStore(ctx, st)
+			store, operator, err := local.openLedger(ctx)
 			if err != nil {
 				return err
 			}
 			defer store.Engine().Close()
-			var w io.Writer = os.Stdout
-			var f *os.File
-			if out != "-" {
-				if f, err = os.Create(out); err != nil {
-					return fmt.Errorf("export: %w", err)
-				}
-				defer f.Close()
-				w = f
-			}
-			bw := bufio.NewWriterSize(w, 1<<20)
-			n := 0
-			err = store.ExportCalls(ctx, func(row []byte) error {
-				n++
-				bw.Write(row)
-				return bw.WriteByte('\n')
-			})
+			m, err := audit.Export(ctx, store, operator, req, out)
 			if err != nil {
 				return fmt.Errorf("export: %w", err)
 			}
-			if err := bw.Flush(); err != nil {
-				return fmt.Errorf("export: write: %w", err)
-			}
-			if f != nil {
-				if err := f.Sync(); err != nil {
-					return fmt.Errorf("export: sync: %w", err)
-				}
-			}
-			slog.Info("export complete", "rows", n, "out", out)
+			printManifest(cmd.OutOrStdout(), out, m)
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "jsonl", "output format: jsonl")
-	cmd.Flags().StringVar(&out, "out", "-", "output file, - for stdout")
-	st.register(cmd)
+	local.registerLedger(cmd.Flags())
+	fs := cmd.Flags()
+	fs.StringVar(&req.Tenant, "tenant", "", "tenant to export (default: every tenant)")
+	fs.StringVar(&from, "from", "", "first call start time included (required)")
+	fs.StringVar(&to, "to", "", "call start time the export ends before (required)")
+	fs.StringVar(&format, "format", string(audit.FormatJSONL), "file format: jsonl, csv or parquet")
+	fs.StringVar(&out, "out", "", "bundle directory to create; it must not exist or be empty (required)")
+	fs.StringVar(&req.Reason, "reason", "", "why the export is made; recorded in the access log (required)")
+	fs.BoolVar(&req.IncludeAccessLog, "access-log", false, "include the access log recorded in the time range")
+	fs.BoolVar(&req.IncludeState, "state", false, "include the lifecycle records (holds, deletion jobs, content events, expiry runs) of the time range")
+	cmd.AddCommand(exportVerifyCommand())
+	return cmd
+}
+
+func parseTime(flag, s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, fmt.Errorf("export: %s is required", flag)
+	}
+	for _, layout := range []string{time.RFC3339Nano, time.DateOnly} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("export: %s: want RFC 3339 (2026-03-01T00:00:00Z) or a date (2026-03-01)", flag)
+}
+
+func printManifest(w io.Writer, dir string, m audit.Manifest) {
+	fmt.Fprintf(w, "bundle %s\n", dir)
+	for _, f := range m.Files {
+		fmt.Fprintf(w, "  %-22s %10d rows  sha256 %s\n", f.Name, f.Rows, f.SHA256)
+	}
+	t := m.Totals
+	fmt.Fprintf(w, "calls %d, input tokens %s, output tokens %s, cost USD %s\n", t.Calls, t.InputTokens.Total, t.OutputTokens.Total, t.CostUSD.Total)
+	fmt.Fprintf(w, "root %s (access-log event %s)\n", m.Root, m.AccessEventID)
+}
+
+func exportVerifyCommand() *cobra.Command {
+	var root string
+	cmd := &cobra.Command{
+		Use:   "verify BUNDLE_DIR",
+		Short: "Check a bundle against its manifest: file hashes, row counts, hash chains, totals",
+		Long: `Check an export bundle: every file's SHA-256, its rows re-read in their canonical
+form against the row count, the hash chain and its checkpoints, the totals and
+the root. Exits non-zero naming the first problem (file and rows). Reading
+Parquet back uses a temporary embedded engine; the ledger is not opened.`,
+		Args:         cobra.ExactArgs(1),
+		SilenceUsage: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var tmp string
+			var eng *chdbengine.Engine
+			defer func() {
+				if eng != nil {
+					eng.Close()
+				}
+				if tmp != "" {
+					os.RemoveAll(tmp)
+				}
+			}()
+			openEngine := func() (engine.Engine, error) {
+				var err error
+				if tmp, err = os.MkdirTemp("", "docket-verify-"); err != nil {
+					return nil, err
+				}
+				if eng, err = chdbengine.Open(tmp); err != nil {
+					return nil, err
+				}
+				return eng, nil
+			}
+			report, err := audit.Verify(cmd.Context(), args[0], audit.VerifyOptions{Root: root, Engine: openEngine})
+			w := cmd.OutOrStdout()
+			for _, f := range report.Files {
+				fmt.Fprintln(w, f.Summary())
+			}
+			for _, p := range report.Problems {
+				fmt.Fprintln(w, "problem:", p)
+			}
+			if err != nil {
+				return fmt.Errorf("export verify: %w", err)
+			}
+			fmt.Fprintf(w, "bundle ok, root %s\n", report.Manifest.Root)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&root, "root", "", "root the bundle must have (the ref of its export's access-log entry)")
 	return cmd
 }

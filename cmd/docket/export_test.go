@@ -2,18 +2,32 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/audit"
 	"github.com/docketlabs/docket/ledger/backend"
 )
 
-func TestExportJSONL(t *testing.T) {
+// runExport runs "docket export ARGS…" and returns its output.
+func runExport(ctx context.Context, args ...string) (string, error) {
+	cmd := exportCommand()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(ctx)
+	return out.String(), err
+}
+
+func TestExportAndVerify(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
 	// The test holds the engine open; the command shares it, as the
@@ -22,7 +36,7 @@ func TestExportJSONL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer store.Engine().Close()
+	defer func() { store.Engine().Close() }()
 	now := time.Now().UTC()
 	cost := "0.000250000000"
 	var calls []ledger.Call
@@ -38,14 +52,18 @@ func TestExportJSONL(t *testing.T) {
 	if err := store.InsertCalls(ctx, calls); err != nil {
 		t.Fatal(err)
 	}
+	common := []string{"--data", dir, "--actor", "ines", "--tenant", "default", "--reason", "complaint SUP-1: cost dispute",
+		"--from", now.Add(-time.Hour).Format(time.RFC3339Nano), "--to", now.Add(time.Hour).Format(time.RFC3339)}
 
-	out := filepath.Join(dir, "ledger.jsonl")
-	cmd := exportCommand()
-	cmd.SetArgs([]string{"--data", dir, "--format", "jsonl", "--out", out})
-	if err := cmd.ExecuteContext(ctx); err != nil {
+	bundle := filepath.Join(dir, "bundle-jsonl")
+	out, err := runExport(ctx, append(common, "--format", "jsonl", "--out", bundle)...)
+	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(out)
+	if !strings.Contains(out, "cost USD 0.00025 +?") || !strings.Contains(out, "calls.jsonl") {
+		t.Errorf("summary: %s", out)
+	}
+	f, err := os.Open(filepath.Join(bundle, "calls.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,9 +89,47 @@ func TestExportJSONL(t *testing.T) {
 		t.Fatalf("unknown cost must export as null and known cost exactly: %v / %v", rows[0]["cost_usd"], rows[1]["cost_usd"])
 	}
 
-	bad := exportCommand()
-	bad.SetArgs([]string{"--data", dir, "--format", "xml"})
-	if err := bad.ExecuteContext(ctx); err == nil {
+	// The export is on record, with the root the manifest states.
+	m, err := audit.ReadManifest(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := store.AccessLog(ctx, ledger.AccessFilter{Tenant: "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(log) != 1 || log[0].Actor != "ines" || log[0].Action != audit.ActionExport || log[0].Ref != m.Root || log[0].Role != "admin" {
+		t.Fatalf("access log: %+v", log)
+	}
+
+	if out, err := runExport(ctx, "verify", "--root", m.Root, bundle); err != nil || !strings.Contains(out, "bundle ok") {
+		t.Fatalf("verify: %v\n%s", err, out)
+	}
+	// One byte of one row changed: verify fails naming the file and rows.
+	body, _ := os.ReadFile(filepath.Join(bundle, "calls.jsonl"))
+	if err := os.WriteFile(filepath.Join(bundle, "calls.jsonl"), bytes.Replace(body, []byte("chatcmpl-4bf9"), []byte("chatcmpl-4bf8"), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err = runExport(ctx, "verify", bundle)
+	if err == nil || !strings.Contains(err.Error(), "calls.jsonl rows 1–2") || !strings.Contains(out, "FAILED calls.jsonl") {
+		t.Fatalf("tampered bundle: %v\n%s", err, out)
+	}
+
+	if _, err := runExport(ctx, append(common, "--format", "xml", "--out", filepath.Join(dir, "bad"))...); err == nil {
 		t.Fatal("unknown format accepted")
+	}
+	if _, err := runExport(ctx, "--data", dir, "--out", filepath.Join(dir, "bad"), "--from", "yesterday", "--to", "2026-01-01", "--reason", "x"); err == nil {
+		t.Fatal("bad time accepted")
+	}
+
+	parquet := filepath.Join(dir, "bundle-parquet")
+	if _, err := runExport(ctx, append(common, "--format", "parquet", "--out", parquet)...); err != nil {
+		t.Fatal(err)
+	}
+	// Verify reads Parquet with an engine of its own, which the embedded
+	// engine allows once this process holds no other directory.
+	store.Engine().Close()
+	if out, err := runExport(ctx, "verify", parquet); err != nil || !strings.Contains(out, "ok calls.parquet: 2 rows") {
+		t.Fatalf("verify parquet: %v\n%s", err, out)
 	}
 }

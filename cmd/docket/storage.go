@@ -50,8 +50,13 @@ type localFlags struct {
 }
 
 func (l *localFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&l.storage.dataDir, "data", "data", "data directory (as given to docket dev): the ledger in DIR/ledger")
+	l.registerLedger(fs)
 	fs.StringVar(&l.contentDir, "content", "", "content store directory (default DIR/content, its secret in DIR/content.secret)")
+}
+
+// registerLedger registers the flags of commands that need only the ledger.
+func (l *localFlags) registerLedger(fs *pflag.FlagSet) {
+	fs.StringVar(&l.storage.dataDir, "data", "data", "data directory (as given to docket dev): the ledger in DIR/ledger")
 	fs.StringVar(&l.actor, "actor", "", "who is acting, put on record (default: the login name)")
 }
 
@@ -68,7 +73,8 @@ func (d *localData) close() {
 	d.ledger.Engine().Close()
 }
 
-func (l *localFlags) open(ctx context.Context) (*localData, error) {
+// openLedger opens the ledger only, for commands that need no content.
+func (l *localFlags) openLedger(ctx context.Context) (*ledger.Store, access.Principal, error) {
 	actor := l.actor
 	if actor == "" {
 		if u, err := user.Current(); err == nil {
@@ -76,9 +82,17 @@ func (l *localFlags) open(ctx context.Context) (*localData, error) {
 		}
 	}
 	if actor == "" {
-		return nil, errors.New("--actor is required (no login name found)")
+		return nil, access.Principal{}, errors.New("--actor is required (no login name found)")
 	}
 	store, err := openStore(ctx, l.storage)
+	if err != nil {
+		return nil, access.Principal{}, err
+	}
+	return store, access.Principal{User: actor, Role: access.RoleAdmin, Tenants: []string{access.AllTenants}}, nil
+}
+
+func (l *localFlags) open(ctx context.Context) (*localData, error) {
+	store, operator, err := l.openLedger(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +107,5 @@ func (l *localFlags) open(ctx context.Context) (*localData, error) {
 		store.Engine().Close()
 		return nil, err
 	}
-	return &localData{ledger: store, content: content,
-		operator: access.Principal{User: actor, Role: access.RoleAdmin, Tenants: []string{access.AllTenants}}}, nil
+	return &localData{ledger: store, content: content, operator: operator}, nil
 }
