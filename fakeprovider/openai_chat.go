@@ -1,9 +1,6 @@
 package fakeprovider
 
 import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,9 +37,10 @@ type chatMessage struct {
 	Content textContent `json:"content"`
 }
 
-// textContent accepts every form OpenAI accepts for message content: a
-// string, an array of content parts, or null (an assistant message that only
-// calls tools). Only text parts are kept.
+// textContent accepts every form the APIs accept for message content: a
+// string, an array of content parts or blocks, or null (an assistant message
+// that only calls tools). Only text parts are kept: "text" (Chat Completions,
+// Messages), "input_text" and "output_text" (Responses).
 type textContent string
 
 func (c *textContent) UnmarshalJSON(b []byte) error {
@@ -64,7 +62,7 @@ func (c *textContent) UnmarshalJSON(b []byte) error {
 	}
 	var texts []string
 	for _, p := range parts {
-		if p.Type == "text" {
+		if p.Type == "text" || p.Type == "input_text" || p.Type == "output_text" {
 			texts = append(texts, p.Text)
 		}
 	}
@@ -99,79 +97,94 @@ var chatRoles = map[string]bool{
 
 const maxChoices = 128 // OpenAI's limit for n
 
+// chatParamNames names Params fields as Chat Completions requests do.
+func chatParamNames(p string) string {
+	if p == "max_tokens" {
+		return "max_completion_tokens"
+	}
+	return p
+}
+
 func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	req, model, apiErr := s.readChatRequest(w, r)
+	req, c, apiErr := s.readChatRequest(w, r)
 	if apiErr != nil {
-		apiErr.write(w)
+		apiErr.write(w, chatParamNames)
 		return
 	}
-	c, apiErr := s.complete(r.Context(), req, model)
+	comp, apiErr := s.generate(r.Context(), c)
 	if apiErr != nil {
-		apiErr.write(w)
+		apiErr.write(w, chatParamNames)
 		return
 	}
+	comp.id = "chatcmpl-" + randomString(29, base62)
 	w.Header().Set("openai-processing-ms", strconv.FormatInt(time.Since(start).Milliseconds(), 10))
 	if req.Stream {
-		writeStream(w, c, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
+		writeStream(w, comp, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
 		return
 	}
-	writeJSON(w, http.StatusOK, c.response())
+	writeJSON(w, http.StatusOK, comp.response())
 }
 
 // readChatRequest reads and checks a request the way OpenAI does, with
 // OpenAI's error messages. Messages never quote the request's content.
-func (s *Server) readChatRequest(w http.ResponseWriter, r *http.Request) (*chatRequest, Model, *APIError) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
-	if err != nil {
-		if _, tooBig := errors.AsType[*http.MaxBytesError](err); tooBig {
-			return nil, Model{}, &APIError{
-				Status:  http.StatusRequestEntityTooLarge,
-				Type:    "invalid_request_error",
-				Message: fmt.Sprintf("Request body too large: the limit is %d bytes.", s.maxBody),
-			}
-		}
-		return nil, Model{}, BadRequest("", "", "Could not read the request body.")
+func (s *Server) readChatRequest(w http.ResponseWriter, r *http.Request) (*chatRequest, call, *APIError) {
+	body, apiErr := s.readBody(w, r)
+	if apiErr != nil {
+		return nil, call{}, apiErr
 	}
 	var req chatRequest
 	if err := json.Unmarshal(body, &req); err != nil {
-		return nil, Model{}, BadRequest("", "", "We could not parse the JSON body of your request. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.")
+		return nil, call{}, invalidJSON()
 	}
 	if req.Model == "" {
-		return nil, Model{}, BadRequest("", "", "you must provide a model parameter")
+		return nil, call{}, BadRequest("", "", "you must provide a model parameter")
 	}
-	model, ok := s.models[req.Model]
+	model, ok := s.lookupModel(req.Model)
 	if !ok {
-		return nil, Model{}, modelNotFound(req.Model)
+		return nil, call{}, modelNotFound(req.Model)
 	}
 	if len(req.Messages) == 0 {
-		return nil, Model{}, BadRequest("messages", "empty_array", "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.")
+		return nil, call{}, BadRequest("messages", "empty_array", "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.")
 	}
 	for i, m := range req.Messages {
 		if !chatRoles[m.Role] {
-			return nil, Model{}, BadRequest(fmt.Sprintf("messages[%d].role", i), "invalid_value",
+			return nil, call{}, BadRequest(fmt.Sprintf("messages[%d].role", i), "invalid_value",
 				"Invalid value for 'role'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.")
 		}
 	}
-	if apiErr := checkRange("temperature", req.Temperature, 0, 2); apiErr != nil {
-		return nil, Model{}, apiErr
-	}
-	if apiErr := checkRange("top_p", req.TopP, 0, 1); apiErr != nil {
-		return nil, Model{}, apiErr
-	}
-	if apiErr := checkIntRange("n", req.N, 1, maxChoices); apiErr != nil {
-		return nil, Model{}, apiErr
-	}
-	if apiErr := checkIntRange("max_tokens", req.MaxTokens, 1, 1<<31-1); apiErr != nil {
-		return nil, Model{}, apiErr
-	}
-	if apiErr := checkIntRange("max_completion_tokens", req.MaxCompletionTokens, 1, 1<<31-1); apiErr != nil {
-		return nil, Model{}, apiErr
+	for _, check := range []*APIError{
+		checkRange("temperature", req.Temperature, 0, 2),
+		checkRange("top_p", req.TopP, 0, 1),
+		checkIntRange("n", req.N, 1, maxChoices),
+		checkIntRange("max_tokens", req.MaxTokens, 1, 1<<31-1),
+		checkIntRange("max_completion_tokens", req.MaxCompletionTokens, 1, 1<<31-1),
+	} {
+		if check != nil {
+			return nil, call{}, check
+		}
 	}
 	if req.StreamOptions != nil && !req.Stream {
-		return nil, Model{}, BadRequest("stream_options", "invalid_value", "The 'stream_options' parameter is only allowed when 'stream' is enabled.")
+		return nil, call{}, BadRequest("stream_options", "invalid_value", "The 'stream_options' parameter is only allowed when 'stream' is enabled.")
 	}
-	return &req, model, nil
+
+	c := call{model: model, requested: req.Model, n: 1,
+		params: Params{Temperature: req.Temperature, TopP: req.TopP, MaxTokens: req.MaxTokens, Seed: req.Seed, Stop: req.Stop}}
+	if req.MaxCompletionTokens != nil {
+		c.params.MaxTokens = req.MaxCompletionTokens
+	}
+	if req.N != nil {
+		c.n = *req.N
+	}
+	c.msgs = make([]Message, len(req.Messages))
+	for i, m := range req.Messages {
+		c.msgs[i] = Message{Role: m.Role, Name: m.Name, Text: string(m.Content)}
+	}
+	return &req, c, nil
+}
+
+func invalidJSON() *APIError {
+	return BadRequest("", "", "We could not parse the JSON body of your request. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.")
 }
 
 func checkRange(param string, v *float64, lo, hi float64) *APIError {
@@ -198,22 +211,7 @@ func checkIntRange(param string, v *int, lo, hi int) *APIError {
 	return nil
 }
 
-// completion is one answered request, before it is written as JSON or as a
-// stream.
-type completion struct {
-	id          string
-	created     int64
-	snapshot    string
-	fingerprint string
-	choices     []choice
-	usage       *usage // nil when this response omits usage
-}
-
-type choice struct {
-	text         string
-	finishReason string
-}
-
+// usage is the Chat Completions usage object.
 type usage struct {
 	PromptTokens            int                     `json:"prompt_tokens"`
 	CompletionTokens        int                     `json:"completion_tokens"`
@@ -234,74 +232,17 @@ type completionTokensDetails struct {
 	RejectedPredictionTokens int `json:"rejected_prediction_tokens"`
 }
 
-func (s *Server) complete(ctx context.Context, req *chatRequest, model Model) (*completion, *APIError) {
-	msgs := make([]Message, len(req.Messages))
-	for i, m := range req.Messages {
-		msgs[i] = Message{Role: m.Role, Name: m.Name, Text: string(m.Content)}
+func chatUsage(u *tokenUsage) *usage {
+	if u == nil {
+		return nil
 	}
-	params := Params{Temperature: req.Temperature, TopP: req.TopP, MaxTokens: req.MaxTokens, Seed: req.Seed, Stop: req.Stop}
-	if req.MaxCompletionTokens != nil {
-		params.MaxTokens = req.MaxCompletionTokens
+	return &usage{
+		PromptTokens:            u.prompt,
+		CompletionTokens:        u.completion,
+		TotalTokens:             u.prompt + u.completion,
+		PromptTokensDetails:     promptTokensDetails{CachedTokens: u.cached},
+		CompletionTokensDetails: completionTokensDetails{ReasoningTokens: u.reasoning},
 	}
-	n := 1
-	if req.N != nil {
-		n = *req.N
-	}
-
-	c := &completion{
-		id:          "chatcmpl-" + randomString(29, base62),
-		created:     s.now().Unix(),
-		snapshot:    model.Snapshot,
-		fingerprint: fingerprint(model.Snapshot),
-	}
-	u := usage{PromptTokens: promptTokens(msgs)}
-	for i := range n {
-		reply, err := s.responder(ctx, &Request{Model: model, RequestedModel: req.Model, Messages: msgs, Params: params, Choice: i})
-		if err != nil {
-			if apiErr, ok := errors.AsType[*APIError](err); ok {
-				return nil, apiErr
-			}
-			return nil, ServerError()
-		}
-		text, finish, reasoning := applyLimits(reply, params)
-		c.choices = append(c.choices, choice{text: text, finishReason: finish})
-		u.CompletionTokens += countTokens(text) + reasoning
-		u.CompletionTokensDetails.ReasoningTokens += reasoning
-	}
-	u.PromptTokensDetails.CachedTokens = s.cache.cachedTokens(model.Snapshot, msgs)
-	u.TotalTokens = u.PromptTokens + u.CompletionTokens
-	if !s.missingUsage.next() {
-		c.usage = &u
-	}
-	return c, nil
-}
-
-// applyLimits cuts a reply at the first stop sequence and at the token
-// limit, which reasoning tokens count against, as the real API does.
-func applyLimits(reply Reply, p Params) (text, finish string, reasoning int) {
-	text, finish, reasoning = reply.Text, reply.FinishReason, reply.ReasoningTokens
-	if finish == "" {
-		finish = "stop"
-	}
-	for _, stop := range p.Stop {
-		if i := strings.Index(text, stop); stop != "" && i >= 0 {
-			text, finish = text[:i], "stop"
-		}
-	}
-	if p.MaxTokens != nil {
-		reasoning = min(reasoning, *p.MaxTokens)
-		if budget := *p.MaxTokens - reasoning; countTokens(text) > budget {
-			text, finish = truncateTokens(text, budget), "length"
-		}
-	}
-	return text, finish, reasoning
-}
-
-// fingerprint stands for OpenAI's system_fingerprint, the backend
-// configuration: stable per snapshot here.
-func fingerprint(snapshot string) string {
-	sum := sha256.Sum256([]byte(snapshot))
-	return "fp_" + hex.EncodeToString(sum[:5])
 }
 
 // Wire shapes of responses, field for field as OpenAI sends them.
@@ -360,7 +301,7 @@ func (c *completion) response() chatCompletion {
 		Object:            "chat.completion",
 		Created:           c.created,
 		Model:             c.snapshot,
-		Usage:             c.usage,
+		Usage:             chatUsage(c.usage),
 		ServiceTier:       serviceTier,
 		SystemFingerprint: c.fingerprint,
 	}
@@ -417,7 +358,7 @@ func writeStream(w http.ResponseWriter, c *completion, includeUsage bool) {
 		}
 	}
 	if includeUsage && c.usage != nil {
-		b, err := json.Marshal(c.usage)
+		b, err := json.Marshal(chatUsage(c.usage))
 		if err != nil || send([]chunkChoice{}, b) != nil {
 			return
 		}

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -23,8 +25,9 @@ type Model struct {
 	Reasoning bool
 }
 
-// DefaultModels returns OpenAI model aliases with the snapshots they pointed
-// to at the time of writing.
+// DefaultModels returns OpenAI and Anthropic model aliases with the
+// snapshots they pointed to at the time of writing. Every API of the server
+// serves every model.
 func DefaultModels() []Model {
 	return []Model{
 		{Snapshot: "gpt-4o-mini-2024-07-18", Aliases: []string{"gpt-4o-mini"}},
@@ -33,6 +36,11 @@ func DefaultModels() []Model {
 		{Snapshot: "gpt-4.1-mini-2025-04-14", Aliases: []string{"gpt-4.1-mini"}},
 		{Snapshot: "gpt-4.1-nano-2025-04-14", Aliases: []string{"gpt-4.1-nano"}},
 		{Snapshot: "o3-mini-2025-01-31", Aliases: []string{"o3-mini"}, Reasoning: true},
+		{Snapshot: "gpt-5-2025-08-07", Aliases: []string{"gpt-5"}, Reasoning: true},
+		{Snapshot: "claude-3-5-haiku-20241022", Aliases: []string{"claude-3-5-haiku-latest"}},
+		{Snapshot: "claude-sonnet-4-20250514", Aliases: []string{"claude-sonnet-4-0"}},
+		{Snapshot: "claude-opus-4-1-20250805", Aliases: []string{"claude-opus-4-1"}},
+		{Snapshot: "claude-sonnet-4-5-20250929", Aliases: []string{"claude-sonnet-4-5"}},
 	}
 }
 
@@ -44,13 +52,17 @@ type Message struct {
 	Text string // text parts joined by "\n"; other parts are not represented
 }
 
-// Params are the sampling parameters as sent; nil means not sent.
+// Params are the sampling parameters as sent; nil means not sent. Each API
+// names them its own way (noted per field).
 type Params struct {
 	Temperature *float64
 	TopP        *float64
-	MaxTokens   *int // max_completion_tokens, or else max_tokens
-	Seed        *int64
-	Stop        []string
+	TopK        *int // Messages API only
+	// MaxTokens: Chat Completions max_completion_tokens (or else
+	// max_tokens), Responses max_output_tokens, Messages max_tokens.
+	MaxTokens *int
+	Seed      *int64   // Chat Completions only
+	Stop      []string // Chat Completions stop, Messages stop_sequences
 }
 
 // Request is what a Responder sees of one request.
@@ -118,17 +130,22 @@ func Deterministic(_ context.Context, req *Request) (Reply, error) {
 // messages and choice index.
 func requestRand(req *Request) *rand.Rand {
 	h := sha256.New()
+	writeInput(h, req)
+	var choice [8]byte
+	binary.BigEndian.PutUint64(choice[:], uint64(req.Choice))
+	h.Write(choice[:])
+	sum := h.Sum(nil)
+	return rand.New(rand.NewPCG(binary.BigEndian.Uint64(sum[:8]), binary.BigEndian.Uint64(sum[8:16])))
+}
+
+// writeInput writes a request's snapshot and messages to h.
+func writeInput(h interface{ Write([]byte) (int, error) }, req *Request) {
 	writeField(h, req.Model.Snapshot)
 	for _, m := range req.Messages {
 		writeField(h, m.Role)
 		writeField(h, m.Name)
 		writeField(h, m.Text)
 	}
-	var choice [8]byte
-	binary.BigEndian.PutUint64(choice[:], uint64(req.Choice))
-	h.Write(choice[:])
-	sum := h.Sum(nil)
-	return rand.New(rand.NewPCG(binary.BigEndian.Uint64(sum[:8]), binary.BigEndian.Uint64(sum[8:16])))
 }
 
 // writeField writes s length-prefixed, so that field boundaries are part of
@@ -144,24 +161,145 @@ func writeField(h interface{ Write([]byte) (int, error) }, s string) {
 // with errs, taken in turn, and hands the others to next. Which requests fail
 // follows arrival order (with rate 0.25, every fourth), so runs repeat.
 func FailFraction(rate float64, next Responder, errs ...*APIError) (Responder, error) {
-	if len(errs) == 0 {
-		return nil, errors.New("fakeprovider: FailFraction needs at least one error")
-	}
-	if next == nil {
-		return nil, errors.New("fakeprovider: FailFraction needs a next Responder")
-	}
 	pick, err := newFraction(rate)
 	if err != nil {
 		return nil, fmt.Errorf("fakeprovider: FailFraction: %w", err)
 	}
+	return failWhen("FailFraction", pick.next, next, errs)
+}
+
+// FailFirst returns a Responder that fails the first k requests with errs,
+// taken in turn, and hands every later one to next: a provider that is
+// rate limiting or overloaded for a while, then recovers.
+func FailFirst(k int, next Responder, errs ...*APIError) (Responder, error) {
+	if k < 0 {
+		return nil, errors.New("fakeprovider: FailFirst: k must not be negative")
+	}
+	var n atomic.Int64
+	return failWhen("FailFirst", func() bool { return n.Add(1) <= int64(k) }, next, errs)
+}
+
+// failWhen fails the requests pick chooses, in arrival order.
+func failWhen(name string, pick func() bool, next Responder, errs []*APIError) (Responder, error) {
+	if len(errs) == 0 {
+		return nil, fmt.Errorf("fakeprovider: %s needs at least one error", name)
+	}
+	if next == nil {
+		return nil, fmt.Errorf("fakeprovider: %s needs a next Responder", name)
+	}
 	var failures atomic.Uint64
 	return func(ctx context.Context, req *Request) (Reply, error) {
 		// Choices of one request fail together: a provider fails requests, not choices.
-		if req.Choice == 0 && pick.next() {
+		if req.Choice == 0 && pick() {
 			return Reply{}, errs[(failures.Add(1)-1)%uint64(len(errs))]
 		}
 		return next(ctx, req)
 	}, nil
+}
+
+// paramSent reports, per Params field name, whether a request sent it.
+var paramSent = map[string]func(Params) bool{
+	"temperature": func(p Params) bool { return p.Temperature != nil },
+	"top_p":       func(p Params) bool { return p.TopP != nil },
+	"top_k":       func(p Params) bool { return p.TopK != nil },
+	"max_tokens":  func(p Params) bool { return p.MaxTokens != nil },
+	"seed":        func(p Params) bool { return p.Seed != nil },
+	"stop":        func(p Params) bool { return len(p.Stop) > 0 },
+}
+
+// RejectParams returns a Responder that rejects every request sending one
+// of params with UnsupportedParameter — as newer models reject temperature
+// — and hands the others to next. Names are those of Params fields:
+// temperature, top_p, top_k, max_tokens, seed, stop. When a request sends
+// several, the first of params is named, as a provider reports the first
+// problem it finds.
+func RejectParams(next Responder, params ...string) (Responder, error) {
+	if next == nil {
+		return nil, errors.New("fakeprovider: RejectParams needs a next Responder")
+	}
+	for _, p := range params {
+		if paramSent[p] == nil {
+			return nil, fmt.Errorf("fakeprovider: RejectParams: unknown parameter %q", p)
+		}
+	}
+	return func(ctx context.Context, req *Request) (Reply, error) {
+		for _, p := range params {
+			if paramSent[p](req.Params) {
+				return Reply{}, UnsupportedParameter(p)
+			}
+		}
+		return next(ctx, req)
+	}, nil
+}
+
+// Output is one possible answer of a Sampled Responder, with its weight.
+type Output struct {
+	Text   string
+	Weight int
+}
+
+// maxDecks bounds the inputs a Sampled Responder remembers; when full it
+// starts over, as a fresh server would.
+const maxDecks = 1 << 16
+
+// Sampled returns a Responder with a known distribution of outputs: the
+// requests for one input (snapshot and messages) are dealt from a deck that
+// holds each output Weight times, shuffled with seed, and dealt anew when
+// empty. Every run of sum(Weight) requests for one input therefore gets each
+// output exactly Weight times, in an order that looks random — so a test
+// knows the exact truth a measured distribution must equal, whatever the
+// concurrency. Several choices of one request are dealt in turn.
+func Sampled(seed uint64, outputs ...Output) (Responder, error) {
+	if len(outputs) == 0 {
+		return nil, errors.New("fakeprovider: Sampled needs at least one output")
+	}
+	var cards []int // output indexes, each Weight times
+	for i, o := range outputs {
+		if o.Weight < 0 {
+			return nil, fmt.Errorf("fakeprovider: Sampled: output %d has a negative weight", i)
+		}
+		for range o.Weight {
+			cards = append(cards, i)
+		}
+	}
+	if len(cards) == 0 {
+		return nil, errors.New("fakeprovider: Sampled: the weights sum to zero")
+	}
+	type deck struct {
+		rng  *rand.Rand
+		left []int
+	}
+	var mu sync.Mutex
+	decks := map[[sha256.Size]byte]*deck{}
+	return func(_ context.Context, req *Request) (Reply, error) {
+		key := inputKey(req)
+		mu.Lock()
+		defer mu.Unlock()
+		d := decks[key]
+		if d == nil {
+			if len(decks) >= maxDecks {
+				clear(decks)
+			}
+			d = &deck{rng: rand.New(rand.NewPCG(seed, binary.BigEndian.Uint64(key[:8])))}
+			decks[key] = d
+		}
+		if len(d.left) == 0 {
+			d.left = slices.Clone(cards)
+			d.rng.Shuffle(len(d.left), func(i, j int) { d.left[i], d.left[j] = d.left[j], d.left[i] })
+		}
+		card := d.left[0]
+		d.left = d.left[1:]
+		return Reply{Text: outputs[card].Text}, nil
+	}, nil
+}
+
+// inputKey identifies a request's input: snapshot and messages.
+func inputKey(req *Request) [sha256.Size]byte {
+	h := sha256.New()
+	writeInput(h, req)
+	var key [sha256.Size]byte
+	h.Sum(key[:0])
+	return key
 }
 
 // fraction picks an exact fraction of events in arrival order: event n is

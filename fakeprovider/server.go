@@ -1,8 +1,11 @@
-// Package fakeprovider is a local stand-in for a paid LLM API. It speaks the
-// real OpenAI Chat Completions wire format (JSON and server-sent events), so
-// unmodified clients and their instrumentation can be tested against it, and
-// its behaviour is configurable: which snapshot answers an alias, what the
-// model says (a Responder), which requests fail, which responses omit usage.
+// Package fakeprovider is a local stand-in for paid LLM APIs. It speaks the
+// real wire formats of OpenAI Chat Completions, the OpenAI Responses API and
+// the Anthropic Messages API (JSON and server-sent events), so unmodified
+// clients and their instrumentation can be tested against it, and its
+// behaviour is configurable: which snapshot answers an alias, what the model
+// says (a Responder: deterministic, a known distribution of outputs),
+// which parameters are rejected, which requests fail, which responses omit
+// usage.
 //
 // By default every answer is deterministic: the same input messages to the
 // same snapshot always produce the same text.
@@ -25,7 +28,8 @@ type Config struct {
 	Models []Model
 	// Responder decides every answer. Nil means Deterministic.
 	Responder Responder
-	// APIKey, when set, must arrive as "Authorization: Bearer <APIKey>".
+	// APIKey, when set, must arrive as "Authorization: Bearer <APIKey>"
+	// (OpenAI APIs) or "x-api-key: <APIKey>" (Anthropic).
 	APIKey string
 	// MissingUsageRate is the fraction of responses sent without usage, as
 	// some gateways and self-hosted servers do. Which ones follows arrival
@@ -99,19 +103,30 @@ func New(cfg Config) (*Server, error) {
 
 // ServeHTTP answers like the provider.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	post := r.Method == http.MethodPost
+	switch {
+	case post && r.URL.Path == "/v1/chat/completions":
+		s.openAI(w, r, s.chatCompletions)
+	case post && r.URL.Path == "/v1/responses":
+		s.openAI(w, r, s.responses)
+	case post && r.URL.Path == "/v1/messages":
+		s.messages(w, r)
+	default:
+		s.openAI(w, r, func(w http.ResponseWriter, r *http.Request) { invalidURL(r).write(w, nil) })
+	}
+}
+
+// openAI does what every OpenAI endpoint does first: a request ID, and the
+// API key check.
+func (s *Server) openAI(w http.ResponseWriter, r *http.Request, handle http.HandlerFunc) {
 	w.Header().Set("x-request-id", "req_"+randomString(32, hexDigits))
 	if s.apiKey != "" {
 		if apiErr := s.checkAuth(r); apiErr != nil {
-			apiErr.write(w)
+			apiErr.write(w, nil)
 			return
 		}
 	}
-	switch {
-	case r.URL.Path == "/v1/chat/completions" && r.Method == http.MethodPost:
-		s.chatCompletions(w, r)
-	default:
-		invalidURL(r).write(w)
-	}
+	handle(w, r)
 }
 
 func (s *Server) checkAuth(r *http.Request) *APIError {

@@ -1,0 +1,123 @@
+package genai
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParseMessages(t *testing.T) {
+	in := `[{"role":"system","parts":[{"type":"text","content":"Be brief."}]},
+	{"role":"user","parts":[{"type":"text","content":"Refund "},{"type":"text","content":"status?"},{"type":"uri","uri":"https://x.example/a.png","modality":"image","mime_type":"image/png"}],"name":"u1"},
+	{"role":"assistant","parts":[{"type":"tool_call","id":"call_1","name":"lookup","arguments":{"order":42}}]},
+	{"role":"tool","parts":[{"type":"tool_call_response","id":"call_1","response":"shipped"}],"x-extra":1}]`
+	msgs, err := ParseMessages([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 4 || msgs[1].Text() != "Refund status?" || msgs[1].Name != "u1" || msgs[1].Parts[2].URI != "https://x.example/a.png" {
+		t.Fatalf("%+v", msgs)
+	}
+	call := msgs[2].Parts[0]
+	if call.Type != PartToolCall || call.ID != "call_1" || call.Name != "lookup" || string(call.Arguments) != `{"order":42}` {
+		t.Errorf("tool call %+v", call)
+	}
+	if r := msgs[3].Parts[0]; string(r.Response) != `"shipped"` {
+		t.Errorf("tool response %s", r.Response)
+	}
+	// Output messages carry a finish reason; the round trip keeps the form.
+	out, err := ParseMessages([]byte(`[{"role":"assistant","parts":[{"type":"text","content":"Done."}],"finish_reason":"stop"}]`))
+	if err != nil || out[0].FinishReason != "stop" || out[0].Text() != "Done." {
+		t.Fatalf("%+v %v", out, err)
+	}
+	b, _ := json.Marshal(out)
+	if string(b) != `[{"role":"assistant","parts":[{"type":"text","content":"Done."}],"finish_reason":"stop"}]` {
+		t.Errorf("round trip %s", b)
+	}
+}
+
+func TestParseRejects(t *testing.T) {
+	secret := "s3cret-prompt"
+	cases := map[string]string{
+		"not JSON":          `[{"role":"user","parts":[{"type":"text","content":"` + secret,
+		"object":            `{"role":"user"}`,
+		"empty":             `[]`,
+		"no role":           `[{"parts":[{"type":"text","content":"` + secret + `"}]}]`,
+		"part without type": `[{"role":"user","parts":[{"content":"` + secret + `"}]}]`,
+		"content not text":  `[{"role":"user","parts":[{"type":"text","content":{"a":"` + secret + `"}}]}]`,
+		"tool call no name": `[{"role":"assistant","parts":[{"type":"tool_call","id":"x"}]}]`,
+		"uri without uri":   `[{"role":"user","parts":[{"type":"uri"}]}]`,
+		"trailing data":     `[{"role":"user","parts":[]}] [` + secret + `]`,
+		"NUL":               "[{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"content\":\"a\x00\"}]}]",
+		"invalid UTF-8":     "[{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"content\":\"\xff\"}]}]",
+		"too large":         `[{"role":"user","parts":[{"type":"text","content":"` + strings.Repeat("a", MaxContentBytes) + `"}]}]`,
+	}
+	for name, in := range cases {
+		_, err := ParseMessages([]byte(in))
+		if !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: err %v", name, err)
+			continue
+		}
+		if strings.Contains(err.Error(), secret) {
+			t.Errorf("%s: error quotes content: %v", name, err)
+		}
+	}
+}
+
+func TestParseParts(t *testing.T) {
+	parts, err := ParseParts([]byte(`[{"type":"text","content":"You are "},{"type":"text","content":"helpful."}]`))
+	if err != nil || Text(parts) != "You are helpful." {
+		t.Fatalf("%+v %v", parts, err)
+	}
+	parts, err = ParseParts([]byte(`"Plain instructions."`))
+	if err != nil || len(parts) != 1 || parts[0].Type != PartText || parts[0].Content != "Plain instructions." {
+		t.Fatalf("%+v %v", parts, err)
+	}
+	if _, err := ParseParts([]byte(`[{"type":""}]`)); !errors.Is(err, ErrInvalid) {
+		t.Errorf("part without type: %v", err)
+	}
+}
+
+// FuzzParse: any bytes give messages that satisfy the checks, or ErrInvalid
+// — never a panic, never another error.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(`[{"role":"user","parts":[{"type":"text","content":"hi"}]}]`))
+	f.Add([]byte(`[{"role":"assistant","parts":[{"type":"tool_call","name":"f","arguments":[1,{"a":null}]}]}]`))
+	f.Add([]byte("\"instr\\u0000\""))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		msgs, err := ParseMessages(data)
+		if err != nil && !errors.Is(err, ErrInvalid) {
+			t.Fatalf("error not ErrInvalid: %v", err)
+		}
+		for _, m := range msgs {
+			if m.Role == "" {
+				t.Fatal("message without role accepted")
+			}
+			for _, p := range m.Parts {
+				if p.Type == "" {
+					t.Fatal("part without type accepted")
+				}
+			}
+		}
+		if _, err := ParseParts(data); err != nil && !errors.Is(err, ErrInvalid) {
+			t.Fatalf("ParseParts error not ErrInvalid: %v", err)
+		}
+	})
+}
+
+func TestParseToolDefinitions(t *testing.T) {
+	defs, err := ParseToolDefinitions([]byte(`[{"type":"function","name":"lookup","description":"Find an order.","parameters":{"type":"object","properties":{"order":{"type":"integer"}}}}]`))
+	if err != nil || len(defs) != 1 || defs[0].Name != "lookup" || !strings.Contains(string(defs[0].Parameters), `"order"`) {
+		t.Fatalf("%+v %v", defs, err)
+	}
+	for name, in := range map[string]string{
+		"no name":       `[{"type":"function"}]`,
+		"built-in tool": `[{"type":"web_search","name":"x"}]`,
+		"not an array":  `{"name":"x"}`,
+	} {
+		if _, err := ParseToolDefinitions([]byte(in)); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
