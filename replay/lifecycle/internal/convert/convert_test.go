@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
+	"github.com/docketlabs/docket/internal/gentest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,28 +14,8 @@ import (
 
 const pkgDir = "../.." // replay/lifecycle, where go:generate runs
 
-// generateArgs returns the converter arguments of the go:generate line, so
-// this test and `go generate` cannot drift apart.
-func generateArgs(t *testing.T) []string {
-	t.Helper()
-	f, err := os.Open(filepath.Join(pkgDir, "doc.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	const prefix = "//go:generate go run ./internal/convert "
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), prefix); ok {
-			return strings.Fields(rest)
-		}
-	}
-	t.Fatal("no go:generate line for the converter in doc.go")
-	return nil
-}
-
 func TestShippedTableIsCurrent(t *testing.T) {
-	cfg, err := parseFlags(generateArgs(t))
+	cfg, err := parseFlags(gentest.Args(t, pkgDir))
 	if err != nil {
 		t.Fatal(err)
 	}
