@@ -3,12 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/docketlabs/docket/internal/gentest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/docketlabs/docket/internal/gentest"
 	"github.com/docketlabs/docket/ledger/pricing/internal/schema"
 )
 
