@@ -20,7 +20,7 @@ func main() {
 		SilenceErrors: true,
 		Version:       version,
 	}
-	root.AddCommand(collectorCommand(), devCommand(), uiCommand(), exportCommand(), lifecycleCommand(), contentCommand())
+	root.AddCommand(collectorCommand(), devCommand(), uiCommand(), exportCommand(), lifecycleCommand(), contentCommand(), replayCommand())
 	if err := root.Execute(); err != nil {
 		slog.Error("docket failed", "err", err)
 		os.Exit(1)

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/pricing"
+	"github.com/docketlabs/docket/replay"
+	"github.com/docketlabs/docket/replay/lifecycle"
+	"github.com/docketlabs/docket/replay/providers"
+)
+
+func replayCommand() *cobra.Command {
+	var local localFlags
+	var traceID, openaiAPI string
+	var asJSON, stream bool
+	opt := replay.Options{}
+	cmd := &cobra.Command{
+		Use:   "replay --trace TRACE_ID --purpose TEXT [--n 20] [--json]",
+		Short: "Send the calls of a trace again N times and report how often the original output comes back (embedded ledger: while the collector is stopped)",
+		Long: `Sends the stored input of every LLM call of a trace N times to the model
+snapshot that originally answered, with the recorded parameters, and reports
+the distribution of outputs against the original. Stored content is read
+through the audited path with --purpose as the reason. Retired snapshots are
+not called. Provider endpoints and keys come from OPENAI_BASE_URL,
+OPENAI_API_KEY, ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY.`,
+		Args: cobra.NoArgs,
+		// A denied read or an unreachable provider is not a usage mistake.
+		SilenceUsage: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			clients, err := replayClients(providers.API(openaiAPI), stream, os.Getenv)
+			if err != nil {
+				return fmt.Errorf("replay: %w", err)
+			}
+			lc, err := lifecycle.Default()
+			if err != nil {
+				return fmt.Errorf("replay: %w", err)
+			}
+			prices, err := pricing.Default()
+			if err != nil {
+				return fmt.Errorf("replay: %w", err)
+			}
+			ctx := cmd.Context()
+			d, err := local.open(ctx)
+			if err != nil {
+				return err
+			}
+			defer d.close()
+			r := &replay.Runner{Ledger: d.ledger, Reader: &access.Reader{Content: d.content, Ledger: d.ledger}, Lifecycle: lc, Clients: clients, Prices: prices}
+			rep, err := r.ReplayTrace(ctx, d.operator, traceID, opt)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(rep)
+			}
+			return writeReplayText(cmd.OutOrStdout(), rep)
+		},
+	}
+	local.register(cmd.Flags())
+	f := cmd.Flags()
+	f.StringVar(&traceID, "trace", "", "trace ID (complaint ID) whose calls are replayed")
+	f.StringVar(&opt.Purpose, "purpose", "", "why the run reads stored content; recorded in the access log (required)")
+	f.IntVar(&opt.N, "n", replay.DefaultN, "replays per call")
+	f.IntVar(&opt.Concurrency, "concurrency", 4, "requests in flight at most")
+	f.IntVar(&opt.MaxCalls, "max-calls", 0, "stop after this many replays in the run (0: no cap)")
+	f.StringVar(&opt.MaxCostUSD, "max-cost-usd", "", "stop before the estimated cost of the run exceeds this many USD (empty: no cap)")
+	f.StringVar(&openaiAPI, "openai-api", string(providers.ChatCompletions), "API for OpenAI calls: openai.chat_completions or openai.responses")
+	f.BoolVar(&stream, "stream", false, "ask providers for streamed answers")
+	f.BoolVar(&asJSON, "json", false, "print the report as JSON (it contains output text)")
+	return cmd
+}
+
+// replayClients builds a client per gen_ai.provider.name from the
+// environment, as the vendors' SDKs read it.
+func replayClients(openaiAPI providers.API, stream bool, getenv func(string) string) (map[string]*providers.Client, error) {
+	if openaiAPI != providers.ChatCompletions && openaiAPI != providers.Responses {
+		return nil, fmt.Errorf("--openai-api must be %s or %s", providers.ChatCompletions, providers.Responses)
+	}
+	clients := map[string]*providers.Client{}
+	for name, api := range map[string]providers.API{"openai": openaiAPI, "anthropic": providers.Messages} {
+		cfg := providers.FromEnv(api, getenv)
+		cfg.Stream = stream
+		c, err := providers.New(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("%s client: %w", name, err)
+		}
+		clients[name] = c
+	}
+	return clients, nil
+}
+
+func writeReplayText(w io.Writer, rep replay.Report) error {
+	ew := &errWriter{w: w}
+	ew.printf("replay run %s of trace %s: N=%d, %d replays, %d requests\n", rep.RunID, rep.TraceID, rep.N, rep.Replays, rep.Requests)
+	for _, res := range rep.Results {
+		ew.printf("\nspan %s  %s %s  %s\n", res.SpanID, res.Provider, res.ResponseModel, res.Status)
+		if res.Reason != "" {
+			ew.printf("  %s\n", res.Reason)
+		}
+		if res.Lifecycle != "" && res.Status != replay.StatusIrreproducible {
+			ew.printf("  lifecycle: %s\n", res.Lifecycle)
+		}
+		if d := res.Distribution; d != nil {
+			ew.printf("  exact match: %d/%d (%.0f%%)  distinct outputs: %d  estimated cost per replay: %s\n",
+				d.ExactMatches, d.N, 100*d.ExactMatchRate, len(d.Variants), res.EstimatedCostPerReplay)
+			if alt := d.MostCommonAlternative; alt != nil {
+				ew.printf("  most common alternative (%d×) at character %d: %s\n", alt.Count, alt.At, alt.String())
+			}
+		}
+		if res.Failed > 0 {
+			ew.printf("  %d replays failed; first error: %s\n", res.Failed, res.FirstError)
+		}
+		for _, ch := range res.ParamChanges {
+			ew.printf("  parameter %s %s: %s\n", ch.Param, ch.Action, ch.Reason)
+		}
+	}
+	return ew.err
+}
+
+// errWriter keeps the first write error, so a report is written without a
+// check after every line.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docketlabs/docket/fakeprovider"
+	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/replay"
+)
+
+func TestReplayCommand(t *testing.T) {
+	const original, alt = "Your order ships on Monday.", "Your order ships on Tuesday."
+	responder, err := fakeprovider.Sampled(3, fakeprovider.Output{Text: original, Weight: 3}, fakeprovider.Output{Text: alt, Weight: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake, err := fakeprovider.New(fakeprovider.Config{Responder: responder})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", "test")
+
+	dir := t.TempDir()
+	ctx := context.Background()
+	local := localFlags{storage: storageFlags{dataDir: dir}, actor: "ops-on-call"}
+	d, err := local.open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.close()
+	in, err := d.content.Put(ctx, "acme", "input", []byte(`[{"role":"user","parts":[{"type":"text","content":"When does my order ship?"}]}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := d.content.Put(ctx, "acme", "output", []byte(`[{"role":"assistant","parts":[{"type":"text","content":"`+original+`"}],"finish_reason":"stop"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace := "4bf92f3577b34da6a3ce929d0e0e4736"
+	now := time.Now().UTC()
+	call := ledger.Call{Tenant: "acme", TraceID: trace, SpanID: "b7ad6b7169203331", StartTime: now, EndTime: now, Operation: "chat",
+		Provider: "openai", ResponseModel: "gpt-4o-mini-2024-07-18", InputRef: in.Ref.String(), OutputRef: out.Ref.String(),
+		ContentStatus: "stored", FinishReasons: []string{"stop"}, StopSequences: []string{}, RequestParams: map[string]string{}, AttributeIssues: []string{}, IngestedAt: now}
+	if err := d.ledger.InsertCalls(ctx, []ledger.Call{call}); err != nil {
+		t.Fatal(err)
+	}
+
+	run := func(args ...string) (string, error) {
+		cmd := replayCommand()
+		var buf bytes.Buffer
+		cmd.SetOut(&buf)
+		cmd.SetArgs(append([]string{"--data", dir, "--content", filepath.Join(dir, "content"), "--actor", "ops-on-call", "--trace", trace}, args...))
+		err := cmd.ExecuteContext(ctx)
+		return buf.String(), err
+	}
+	if _, err := run("--n", "4"); err == nil {
+		t.Fatal("a run without a purpose: no error")
+	}
+
+	text, err := run("--n", "8", "--purpose", "complaint SUP-9: shipping date")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "exact match: 6/8 (75%)") || !strings.Contains(text, "most common alternative (2×)") {
+		t.Fatalf("text report:\n%s", text)
+	}
+
+	js, err := run("--n", "4", "--max-calls", "2", "--purpose", "complaint SUP-9: shipping date", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep replay.Report
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatalf("JSON report: %v\n%s", err, js)
+	}
+	if len(rep.Results) != 1 || rep.Results[0].Status != replay.StatusBudgetExhausted || rep.Results[0].Completed != 2 || rep.Replays != 2 {
+		t.Fatalf("JSON report: %+v", rep)
+	}
+	log, err := d.ledger.AccessLog(ctx, ledger.AccessFilter{Tenant: "acme"})
+	if err != nil || len(log) != 4 { // input and output, twice
+		t.Fatalf("access log: %v, %d rows", err, len(log))
+	}
+}

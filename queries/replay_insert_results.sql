@@ -1,0 +1,2 @@
+-- Rows arrive in JSONEachRow.
+INSERT INTO replay_results SETTINGS date_time_input_format = 'best_effort'

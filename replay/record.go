@@ -1,0 +1,124 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/queries"
+	"github.com/docketlabs/docket/replay/distribution"
+	"github.com/docketlabs/docket/replay/providers"
+)
+
+// Record is one row of replay_results: a replayed call, linked to the
+// original by (tenant, trace_id, span_id).
+type Record struct {
+	RunID         string    `json:"run_id"`
+	At            time.Time `json:"at"`
+	Actor         string    `json:"actor"`
+	Purpose       string    `json:"purpose"`
+	Tenant        string    `json:"tenant"`
+	TraceID       string    `json:"trace_id"`
+	SpanID        string    `json:"span_id"`
+	Provider      string    `json:"provider"`
+	ResponseModel string    `json:"response_model"`
+	Status        string    `json:"status"`
+	Requested     uint32    `json:"requested"`
+	Completed     uint32    `json:"completed"`
+	// ExactMatches is nil when nothing was replayed.
+	ExactMatches *uint32 `json:"exact_matches"`
+	// Report is a Summary in JSON.
+	Report string `json:"report"`
+}
+
+// Summary is what the ledger keeps of a Result: everything but output
+// text, which stays behind the reveal checks.
+type Summary struct {
+	Status                 string                  `json:"status"`
+	Reason                 string                  `json:"reason,omitempty"`
+	Lifecycle              string                  `json:"lifecycle,omitempty"`
+	Requested              int                     `json:"requested"`
+	Completed              int                     `json:"completed"`
+	Failed                 int                     `json:"failed"`
+	Requests               int                     `json:"requests"`
+	FirstError             string                  `json:"first_error,omitempty"`
+	ParamChanges           []providers.ParamChange `json:"param_changes,omitempty"`
+	EstimatedCostPerReplay string                  `json:"estimated_cost_per_replay"`
+	ExactMatchRate         *float64                `json:"exact_match_rate,omitempty"`
+	// Variants are the distinct outputs' counts and divergences, most
+	// frequent first, without their text.
+	Variants []VariantSummary `json:"variants,omitempty"`
+}
+
+// VariantSummary is a distinct output without its text.
+type VariantSummary struct {
+	Count      int                      `json:"count"`
+	Matches    bool                     `json:"matches_original"`
+	Divergence *distribution.Divergence `json:"divergence,omitempty"`
+}
+
+func summarize(r Result) Summary {
+	s := Summary{Status: r.Status, Reason: r.Reason, Lifecycle: r.Lifecycle, Requested: r.Requested, Completed: r.Completed,
+		Failed: r.Failed, Requests: r.Requests, FirstError: r.FirstError, ParamChanges: r.ParamChanges,
+		EstimatedCostPerReplay: r.EstimatedCostPerReplay}
+	if d := r.Distribution; d != nil {
+		s.ExactMatchRate = &d.ExactMatchRate
+		for _, v := range d.Variants {
+			s.Variants = append(s.Variants, VariantSummary{Count: v.Count, Matches: v.Matches, Divergence: v.Divergence})
+		}
+	}
+	return s
+}
+
+// record writes one replay_results row per result.
+func (r *Runner) record(ctx context.Context, rep Report) error {
+	var rows []byte
+	for _, res := range rep.Results {
+		summary, err := json.Marshal(summarize(res))
+		if err != nil {
+			return fmt.Errorf("replay: encode summary: %w", err)
+		}
+		rec := Record{RunID: rep.RunID, At: rep.StartedAt, Actor: rep.Actor, Purpose: rep.Purpose, Tenant: res.Tenant,
+			TraceID: res.TraceID, SpanID: res.SpanID, Provider: res.Provider, ResponseModel: res.ResponseModel, Status: res.Status,
+			Requested: uint32(res.Requested), Completed: uint32(res.Completed), Report: string(summary)}
+		if res.Distribution != nil {
+			n := uint32(res.Distribution.ExactMatches)
+			rec.ExactMatches = &n
+		}
+		row, err := json.Marshal(rec)
+		if err != nil {
+			return fmt.Errorf("replay: encode result: %w", err)
+		}
+		rows = append(append(rows, row...), '\n')
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	if err := r.Ledger.Engine().Insert(ctx, queries.MustGet("replay_insert_results"), "JSONEachRow", rows); err != nil {
+		return fmt.Errorf("replay: record results: %w", err)
+	}
+	return nil
+}
+
+// Records returns the recorded replay results of a trace, oldest first.
+func (r *Runner) Records(ctx context.Context, traceID string) ([]Record, error) {
+	q, err := engine.Bind(queries.MustGet("replay_results_by_trace"), map[string]any{"trace_id": traceID})
+	if err != nil {
+		return nil, err
+	}
+	var out []Record
+	err = r.Ledger.Engine().QueryJSON(ctx, q, func(row []byte) error {
+		var rec Record
+		if err := json.Unmarshal(row, &rec); err != nil {
+			return err
+		}
+		out = append(out, rec)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("replay: read results: %w", err)
+	}
+	return out, nil
+}
