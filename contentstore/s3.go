@@ -136,10 +136,53 @@ func (s *s3Backend) put(ctx context.Context, key string, data []byte) error {
 	})
 }
 
+// hiddenVersion finds the newest real version of a key whose latest entry
+// is a delete marker. A delete without a version ID — by any S3 client, on a
+// held object too — only adds such a marker; the content is still there and
+// still evidence, so reads fall back to it. ErrNotFound if there is none.
+func (s *s3Backend) hiddenVersion(ctx context.Context, key string) (minio.ObjectInfo, error) {
+	vs, err := s.versions(ctx, key)
+	if err != nil {
+		return minio.ObjectInfo{}, err
+	}
+	var newest minio.ObjectInfo
+	for _, v := range vs {
+		if !v.IsDeleteMarker && (newest.VersionID == "" || v.LastModified.After(newest.LastModified)) {
+			newest = v
+		}
+	}
+	if newest.VersionID == "" {
+		return minio.ObjectInfo{}, ErrNotFound
+	}
+	return newest, nil
+}
+
+// versionFor is the version a read should use: "" (the latest) unless the
+// latest is a delete marker hiding a real version.
+func (s *s3Backend) versionFor(ctx context.Context, key string, err error) (string, error) {
+	if minio.ToErrorResponse(err).Code != "NoSuchKey" {
+		return "", err
+	}
+	v, verr := s.hiddenVersion(ctx, key)
+	if verr != nil {
+		if errors.Is(verr, ErrNotFound) {
+			return "", err
+		}
+		return "", verr
+	}
+	return v.VersionID, nil
+}
+
 func (s *s3Backend) get(ctx context.Context, key string) ([]byte, error) {
 	var data []byte
 	err := s.do(ctx, func(ctx context.Context) error {
-		obj, err := s.client.GetObject(ctx, s.cfg.Bucket, s.name(key), minio.GetObjectOptions{})
+		opts := minio.GetObjectOptions{}
+		if _, err := s.client.StatObject(ctx, s.cfg.Bucket, s.name(key), minio.StatObjectOptions{}); err != nil {
+			if opts.VersionID, err = s.versionFor(ctx, key, err); err != nil {
+				return err
+			}
+		}
+		obj, err := s.client.GetObject(ctx, s.cfg.Bucket, s.name(key), opts)
 		if err != nil {
 			return err
 		}
@@ -161,7 +204,13 @@ func (s *s3Backend) stat(ctx context.Context, key string) (objectStat, error) {
 	err := s.do(ctx, func(ctx context.Context) error {
 		info, err := s.client.StatObject(ctx, s.cfg.Bucket, s.name(key), minio.StatObjectOptions{})
 		if err != nil {
-			return err
+			version, verr := s.versionFor(ctx, key, err)
+			if verr != nil {
+				return verr
+			}
+			if info, err = s.client.StatObject(ctx, s.cfg.Bucket, s.name(key), minio.StatObjectOptions{VersionID: version}); err != nil {
+				return err
+			}
 		}
 		st = objectStat{size: info.Size, modified: info.LastModified}
 		return nil
@@ -256,13 +305,16 @@ func (s *s3Backend) setHold(ctx context.Context, key string, on bool) error {
 func (s *s3Backend) hold(ctx context.Context, key string) (bool, error) {
 	var held bool
 	err := s.do(ctx, func(ctx context.Context) error {
+		var version string
 		if _, err := s.client.StatObject(ctx, s.cfg.Bucket, s.name(key), minio.StatObjectOptions{}); err != nil {
-			return err
+			if version, err = s.versionFor(ctx, key, err); err != nil {
+				return err
+			}
 		}
 		if !s.lockEnabled {
 			return nil
 		}
-		st, err := s.client.GetObjectLegalHold(ctx, s.cfg.Bucket, s.name(key), minio.GetObjectLegalHoldOptions{})
+		st, err := s.client.GetObjectLegalHold(ctx, s.cfg.Bucket, s.name(key), minio.GetObjectLegalHoldOptions{VersionID: version})
 		if err != nil {
 			if minio.ToErrorResponse(err).Code == "NoSuchObjectLockConfiguration" {
 				return nil

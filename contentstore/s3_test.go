@@ -57,6 +57,21 @@ func TestS3ServerRefusesDeletingHeldObject(t *testing.T) {
 	if _, err := st.Get(ctx, r.Ref); err != nil {
 		t.Fatalf("held object lost: %v", err)
 	}
+	// A delete without a version ID is allowed even on a held object: it
+	// only puts a delete marker on top. The held content is still there,
+	// and the store still reads it and reports the hold.
+	if err := raw.RemoveObject(ctx, "hold-test", r.Ref.key(), minio.RemoveObjectOptions{}); err != nil {
+		t.Fatalf("delete marker: %v", err)
+	}
+	if got, err := st.Get(ctx, r.Ref); err != nil || !strings.Contains(string(got), "court ordered preservation") {
+		t.Fatalf("held object hidden by a delete marker: %q, %v", got, err)
+	}
+	if held, err := st.LegalHold(ctx, r.Ref); err != nil || !held {
+		t.Fatalf("legal hold behind a delete marker: %v, %v", held, err)
+	}
+	if _, err := st.Stat(ctx, r.Ref); err != nil {
+		t.Fatalf("stat behind a delete marker: %v", err)
+	}
 	if err := st.SetLegalHold(ctx, r.Ref, false); err != nil {
 		t.Fatal(err)
 	}
