@@ -131,6 +131,9 @@ type Result struct {
 	// "—" when unknown.
 	EstimatedCostPerReplay string               `json:"estimated_cost_per_replay"`
 	Distribution           *distribution.Report `json:"distribution,omitempty"`
+
+	// calls are the ledger rows of the replays sent.
+	calls []ledger.Call
 }
 
 // ReplayTrace replays every call of a trace on behalf of p. A reveal the
@@ -157,8 +160,9 @@ func (r *Runner) ReplayTrace(ctx context.Context, p access.Principal, traceID st
 	}
 	rep := Report{RunID: runID, TraceID: traceID, Actor: p.User, Purpose: opt.Purpose, StartedAt: opt.Now().UTC(), N: opt.N}
 	b := &budget{maxCalls: opt.MaxCalls, maxCost: maxCost}
+	var replayed []ledger.Call
 	for _, c := range calls {
-		res, err := r.replayCall(ctx, p, c, opt, b)
+		res, err := r.replayCall(ctx, p, runID, c, opt, b)
 		if err == nil {
 			err = ctx.Err()
 		}
@@ -168,6 +172,10 @@ func (r *Runner) ReplayTrace(ctx context.Context, p access.Principal, traceID st
 		rep.Replays += res.Completed + res.Failed
 		rep.Requests += res.Requests
 		rep.Results = append(rep.Results, res)
+		replayed = append(replayed, res.calls...)
+	}
+	if err := r.Ledger.InsertCalls(ctx, replayed); err != nil {
+		return Report{}, fmt.Errorf("replay: write the replay calls to the ledger: %w", err)
 	}
 	if err := r.record(ctx, rep); err != nil {
 		return Report{}, err
@@ -218,7 +226,7 @@ func parseUSD(s string) (pricing.PicoUSD, error) {
 	return pricing.PicoUSD(v.Num().Int64()), nil
 }
 
-func (r *Runner) replayCall(ctx context.Context, p access.Principal, c ledger.Call, opt Options, b *budget) (Result, error) {
+func (r *Runner) replayCall(ctx context.Context, p access.Principal, runID string, c ledger.Call, opt Options, b *budget) (Result, error) {
 	res := Result{Tenant: c.Tenant, TraceID: c.TraceID, SpanID: c.SpanID, Provider: c.Provider, ResponseModel: c.ResponseModel,
 		Requested: opt.N, EstimatedCostPerReplay: "—"}
 	now := opt.Now()
@@ -267,7 +275,10 @@ func (r *Runner) replayCall(ctx context.Context, p access.Principal, c ledger.Ca
 		return res, nil
 	}
 
-	outputs, exhausted := r.sendN(ctx, client, req, opt, b, estimate, &res)
+	record := func(req providers.Request, out providers.Result, err error, start, end time.Time) {
+		res.calls = append(res.calls, replayCall(runID, c, req, out, err, start, end, r.Prices))
+	}
+	outputs, exhausted := r.sendN(ctx, client, req, opt, b, estimate, &res, record)
 	res.Completed = len(outputs)
 	switch {
 	case exhausted:
@@ -358,14 +369,20 @@ func (r *Runner) reveal(ctx context.Context, p access.Principal, c ledger.Call, 
 // goes alone: a parameter the provider rejects is then left out of the
 // others instead of being rejected again by each, and if it fails, the
 // others are not sent.
-func (r *Runner) sendN(ctx context.Context, client *providers.Client, req providers.Request, opt Options, b *budget, estimate *pricing.PicoUSD, res *Result) (outputs []string, exhausted bool) {
+// sendN sends up to opt.N replays; record is called, under the lock, for
+// every replay sent.
+func (r *Runner) sendN(ctx context.Context, client *providers.Client, req providers.Request, opt Options, b *budget, estimate *pricing.PicoUSD, res *Result,
+	record func(providers.Request, providers.Result, error, time.Time, time.Time)) (outputs []string, exhausted bool) {
 	texts := make([]string, opt.N)
 	done := make([]bool, opt.N)
 	var mu sync.Mutex
 	send := func(i int, req providers.Request) providers.Result {
+		start := time.Now()
 		out, err := client.Send(ctx, req)
+		end := time.Now()
 		mu.Lock()
 		defer mu.Unlock()
+		record(req, out, err, start, end)
 		res.Requests += out.Attempts
 		res.ParamChanges = mergeChanges(res.ParamChanges, out.ParamChanges)
 		if err != nil {

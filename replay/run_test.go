@@ -207,6 +207,28 @@ func TestSampledDistributionIsMeasuredExactly(t *testing.T) {
 	if len(s.Variants) != 3 || s.Variants[1].Count != 7 || !s.Variants[1].Matches || s.ExactMatchRate == nil || *s.ExactMatchRate != 0.35 {
 		t.Fatalf("summary %+v", s)
 	}
+
+	// Each replay is itself a call in the ledger: one trace per run, every
+	// row naming the call it replays.
+	replays, err := ledgerStore.CallsByTrace(context.Background(), rep.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(replays) != 20 {
+		t.Fatalf("%d replay calls in the ledger, want 20", len(replays))
+	}
+	spans := map[string]bool{}
+	for _, c := range replays {
+		spans[c.SpanID] = true
+		if c.Tenant != "acme" || c.ServiceName != replayService || c.ResponseModel != "gpt-4o-mini-2024-07-18" || c.Status != ledger.StatusOK ||
+			c.RequestParams[paramOfTraceID] != trace || c.RequestParams[paramOfSpanID] != "00f067aa0ba902b7" || c.RequestParams[paramRunID] != rep.RunID ||
+			c.InputTokens == nil || c.OutputTokens == nil || c.ContentStatus != replayContentState {
+			t.Fatalf("replay call row %+v", c)
+		}
+	}
+	if len(spans) != 20 {
+		t.Fatalf("%d distinct replay span IDs, want 20", len(spans))
+	}
 }
 
 func TestRetiredModelIsNeverCalledAndAnnouncedIsFlagged(t *testing.T) {

@@ -1,0 +1,83 @@
+package replay
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"time"
+
+	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/pricing"
+	"github.com/docketlabs/docket/replay/providers"
+)
+
+// Each replay is an LLM call like any other: it spends money and answers
+// with a snapshot, so it lands in the ledger. Its rows share the run's ID as
+// trace ID (a replay run is one trace) and name the call they replay in
+// request_params.
+const (
+	replayService      = "docket-replay"
+	paramRunID         = "docket.replay.run_id"
+	paramOfTraceID     = "docket.replay.of_trace_id"
+	paramOfSpanID      = "docket.replay.of_span_id"
+	replayContentState = "not_captured"
+)
+
+// replayCall builds the ledger row of one replay of original.
+func replayCall(runID string, original ledger.Call, req providers.Request, out providers.Result, sendErr error,
+	start, end time.Time, prices *pricing.Table) ledger.Call {
+	var span [8]byte
+	_, _ = rand.Read(span[:])
+	c := ledger.Call{
+		Tenant: original.Tenant, TraceID: runID, SpanID: hex.EncodeToString(span[:]),
+		ServiceName: replayService, SpanName: original.Operation + " " + original.ResponseModel,
+		StartTime: start.UTC(), EndTime: end.UTC(), DurationMS: float64(end.Sub(start)) / float64(time.Millisecond),
+		Operation: original.Operation, Provider: original.Provider,
+		RequestModel: original.ResponseModel, ResponseModel: out.ResponseModel, ResponseID: out.ResponseID,
+		InputTokens: out.Usage.Input, OutputTokens: out.Usage.Output, CacheReadTokens: out.Usage.CacheRead,
+		CacheWriteTokens: out.Usage.CacheWrite, ReasoningTokens: out.Usage.Reasoning,
+		FinishReasons: []string{}, Status: ledger.StatusOK,
+		Temperature: req.Params.Temperature, TopP: req.Params.TopP, TopK: req.Params.TopK,
+		MaxTokens: req.Params.MaxTokens, Seed: req.Params.Seed, StopSequences: req.Params.StopSequences,
+		RequestParams: map[string]string{paramRunID: runID, paramOfTraceID: original.TraceID, paramOfSpanID: original.SpanID},
+		ContentStatus: replayContentState, AttributeIssues: []string{}, IngestedAt: time.Now().UTC(),
+	}
+	if c.StopSequences == nil {
+		c.StopSequences = []string{}
+	}
+	if out.TTFT != nil {
+		ms := float64(*out.TTFT) / float64(time.Millisecond)
+		c.TTFTMS = &ms
+	}
+	if r := out.Output.FinishReason; r != "" {
+		c.FinishReasons = []string{r}
+	}
+	if out.HTTPStatus != 0 {
+		code := int64(out.HTTPStatus)
+		c.HTTPStatus = &code
+	}
+	if sendErr != nil {
+		c.Status, c.ErrorType, c.ErrorClass = ledger.StatusError, "replay_failed", ledger.ErrClassOther
+	}
+	switch {
+	case c.InputTokens != nil && c.OutputTokens != nil:
+		c.UsageSource = ledger.UsageReported
+	case c.InputTokens != nil || c.OutputTokens != nil:
+		c.UsageSource = ledger.UsagePartial
+	default:
+		c.UsageSource = ledger.UsageMissing
+	}
+	c.CostStatus = string(pricing.StatusUnknownModel)
+	if prices != nil {
+		model := c.ResponseModel
+		if model == "" {
+			model = c.RequestModel
+		}
+		cost := prices.Cost(c.Provider, model, c.Operation, c.StartTime, pricing.Usage{Input: c.InputTokens, Output: c.OutputTokens,
+			CacheRead: c.CacheReadTokens, CacheWrite: c.CacheWriteTokens, Reasoning: c.ReasoningTokens})
+		c.CostStatus, c.PriceRef = string(cost.Status), cost.PriceRef
+		if s := cost.String(); s != "" {
+			c.CostUSD = &s
+		}
+	}
+	return c
+}
