@@ -307,18 +307,9 @@ func (x *Extractor) Call(res pcommon.Resource, span ptrace.Span, ingestedAt time
 	c.CacheReadTokens = is.int64Attr(attrs, "gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens")
 	c.CacheWriteTokens = is.int64Attr(attrs, "gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_creation_input_tokens")
 	c.ReasoningTokens = is.int64Attr(attrs, "gen_ai.usage.reasoning.output_tokens")
-	switch {
-	case c.InputTokens != nil && (c.OutputTokens != nil || c.Operation == pricing.OperationEmbeddings):
-		c.UsageSource = UsageReported
-	case c.InputTokens != nil || c.OutputTokens != nil:
-		c.UsageSource = UsagePartial
-	default:
-		c.UsageSource = UsageMissing
-	}
-	c.ErrorClass = classifyError(c.Status, c.ErrorType, c.HTTPStatus, c.FinishReasons)
 	c.RequestParams = requestParams(attrs, &is)
 	x.contentColumns(attrs, &c, &is)
-	x.price(&c)
+	c.Derive(x.Prices)
 	if is == nil {
 		is = issues{}
 	}
@@ -413,26 +404,6 @@ func (x *Extractor) contentColumns(attrs pcommon.Map, c *Call, is *issues) {
 	})
 	if onSpan {
 		c.ContentStatus = ContentOnSpan
-	}
-}
-
-func (x *Extractor) price(c *Call) {
-	if x.Prices == nil {
-		c.CostStatus = string(pricing.StatusUnknownModel)
-		return
-	}
-	model := c.ResponseModel
-	if model == "" {
-		model = c.RequestModel
-	}
-	cost := x.Prices.Cost(c.Provider, model, c.Operation, c.StartTime, pricing.Usage{
-		Input: c.InputTokens, Output: c.OutputTokens, CacheRead: c.CacheReadTokens,
-		CacheWrite: c.CacheWriteTokens, Reasoning: c.ReasoningTokens,
-	})
-	c.CostStatus = string(cost.Status)
-	c.PriceRef = cost.PriceRef
-	if s := cost.String(); s != "" {
-		c.CostUSD = &s
 	}
 }
 

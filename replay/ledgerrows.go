@@ -56,28 +56,8 @@ func replayCall(runID string, original ledger.Call, req providers.Request, out p
 		c.HTTPStatus = &code
 	}
 	if sendErr != nil {
-		c.Status, c.ErrorType, c.ErrorClass = ledger.StatusError, "replay_failed", ledger.ErrClassOther
+		c.Status, c.ErrorType = ledger.StatusError, "replay_failed"
 	}
-	switch {
-	case c.InputTokens != nil && c.OutputTokens != nil:
-		c.UsageSource = ledger.UsageReported
-	case c.InputTokens != nil || c.OutputTokens != nil:
-		c.UsageSource = ledger.UsagePartial
-	default:
-		c.UsageSource = ledger.UsageMissing
-	}
-	c.CostStatus = string(pricing.StatusUnknownModel)
-	if prices != nil {
-		model := c.ResponseModel
-		if model == "" {
-			model = c.RequestModel
-		}
-		cost := prices.Cost(c.Provider, model, c.Operation, c.StartTime, pricing.Usage{Input: c.InputTokens, Output: c.OutputTokens,
-			CacheRead: c.CacheReadTokens, CacheWrite: c.CacheWriteTokens, Reasoning: c.ReasoningTokens})
-		c.CostStatus, c.PriceRef = string(cost.Status), cost.PriceRef
-		if s := cost.String(); s != "" {
-			c.CostUSD = &s
-		}
-	}
+	c.Derive(prices)
 	return c
 }
