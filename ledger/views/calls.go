@@ -1,0 +1,178 @@
+package views
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/docketlabs/docket/ledger"
+)
+
+// CallSummary is one call as lists and search results show it.
+type CallSummary struct {
+	Tenant        string    `json:"tenant"`
+	TraceID       string    `json:"trace_id"`
+	SpanID        string    `json:"span_id"`
+	ServiceName   string    `json:"service_name"`
+	StartTime     time.Time `json:"start_time"`
+	DurationMS    float64   `json:"duration_ms"`
+	Operation     string    `json:"operation"`
+	Provider      string    `json:"provider"`
+	RequestModel  string    `json:"request_model"`
+	ResponseModel string    `json:"response_model"`
+	ResponseID    string    `json:"response_id"`
+	Status        string    `json:"status"`
+	ErrorClass    string    `json:"error_class"`
+	// InputTokens and OutputTokens are nil when the call did not report them.
+	InputTokens  *int64 `json:"input_tokens"`
+	OutputTokens *int64 `json:"output_tokens"`
+	// CostUSD is the exact decimal cost, nil when unknown (CostStatus says
+	// why).
+	CostUSD    *string `json:"cost_usd"`
+	CostStatus string  `json:"cost_status"`
+	EndUserRef string  `json:"end_user_ref"`
+}
+
+// Page sizes of ListCalls and Search.
+const (
+	DefaultListLimit   = 100
+	DefaultSearchLimit = 50
+	MaxLimit           = 1000
+)
+
+// lookup narrows views_calls.sql to one identifier (at most one field set).
+type lookup struct {
+	traceID, responseID, endUserRef string
+}
+
+// ListCalls returns the calls f selects, newest first, at most limit (0 means
+// DefaultListLimit; more than MaxLimit means MaxLimit). before is "" for the
+// first page, else the next token of the previous page; next is "" on the
+// last page.
+func ListCalls(ctx context.Context, store *ledger.Store, f Filter, limit int, before string) (calls []CallSummary, next string, err error) {
+	if limit, err = pageSize(limit, DefaultListLimit); err != nil {
+		return nil, "", err
+	}
+	var after *cursor
+	if before != "" {
+		c, err := decodeCursor(before)
+		if err != nil {
+			return nil, "", err
+		}
+		after = &c
+	}
+	// One row more than the page tells whether another page follows.
+	calls, err = listCalls(ctx, store, f, lookup{}, after, limit+1)
+	if err != nil || len(calls) <= limit {
+		return calls, "", err
+	}
+	calls = calls[:limit]
+	last := calls[limit-1]
+	return calls, cursor{StartTime: last.StartTime, Tenant: last.Tenant, TraceID: last.TraceID, SpanID: last.SpanID}.encode(), nil
+}
+
+func pageSize(limit, def int) (int, error) {
+	switch {
+	case limit < 0:
+		return 0, invalid("limit: must not be negative")
+	case limit == 0:
+		return def, nil
+	}
+	return min(limit, MaxLimit), nil
+}
+
+func listCalls(ctx context.Context, store *ledger.Store, f Filter, l lookup, after *cursor, limit int) ([]CallSummary, error) {
+	params := map[string]any{
+		"trace_id": l.traceID, "response_id": l.responseID, "end_user_ref": l.endUserRef,
+		"paged": uint32(0), "before_time": minTime, "before_tenant": "", "before_trace_id": "", "before_span_id": "",
+		"limit": uint32(limit),
+	}
+	if after != nil {
+		params["paged"] = uint32(1)
+		params["before_time"], params["before_tenant"] = after.StartTime, after.Tenant
+		params["before_trace_id"], params["before_span_id"] = after.TraceID, after.SpanID
+	}
+	calls := []CallSummary{}
+	err := query(ctx, store, "views_calls", f, params, decodeRows(&calls))
+	return calls, err
+}
+
+// Kinds of Search results.
+const (
+	KindTraceID    = "trace_id"
+	KindResponseID = "response_id"
+	KindEndUser    = "end_user"
+)
+
+// Limits of Search's query text and its default end-user window.
+const (
+	MaxQueryLen   = 1024
+	EndUserWindow = 30 * 24 * time.Hour
+)
+
+// Search finds the calls of a complaint in the granted tenants (as in
+// Filter.Tenants: AllTenants for every one, none when empty), newest first, at most limit (0 means DefaultSearchLimit).
+// q is read, in this order, as
+//
+//   - a trace ID, when it is 32 hex digits (upper case is accepted and
+//     lowercased, as the ledger stores trace IDs);
+//   - a provider response ID, exactly;
+//   - an end-user reference, exactly, among calls that started in
+//     [from, to): zero to means now, zero from means 30 days before to.
+//
+// The first reading that finds calls gives kind. A trace-shaped q that finds
+// no trace is still tried as the other two, since response IDs and hashed
+// end-user references can look the same. When nothing is found, kind is the
+// first reading tried.
+func Search(ctx context.Context, store *ledger.Store, q string, from, to time.Time, tenants []string, limit int) (kind string, results []CallSummary, err error) {
+	if err := CheckQuery(q); err != nil {
+		return "", nil, err
+	}
+	if limit, err = pageSize(limit, DefaultSearchLimit); err != nil {
+		return "", nil, err
+	}
+	if to.IsZero() {
+		to = time.Now().UTC()
+	}
+	if from.IsZero() {
+		from = to.Add(-EndUserWindow)
+	}
+	if err := checkRange(from, to); err != nil {
+		return "", nil, err
+	}
+	type step struct {
+		kind string
+		f    Filter
+		l    lookup
+	}
+	var steps []step
+	if id := strings.ToLower(q); ledger.ValidTraceID(id) {
+		steps = append(steps, step{KindTraceID, Filter{Tenants: tenants}, lookup{traceID: id}})
+	}
+	steps = append(steps,
+		step{KindResponseID, Filter{Tenants: tenants}, lookup{responseID: q}},
+		step{KindEndUser, Filter{Tenants: tenants, From: from, To: to}, lookup{endUserRef: q}})
+	for _, s := range steps {
+		if results, err = listCalls(ctx, store, s.f, s.l, nil, limit); err != nil || len(results) > 0 {
+			return s.kind, results, err
+		}
+	}
+	return steps[0].kind, results, nil
+}
+
+// CheckQuery reports, wrapping ErrInvalid, why q cannot be searched for:
+// empty, longer than MaxQueryLen bytes, invalid UTF-8 or holding a NUL.
+func CheckQuery(q string) error {
+	switch {
+	case q == "":
+		return invalid("search: the query is empty")
+	case len(q) > MaxQueryLen:
+		return invalid("search: the query is longer than %d bytes", MaxQueryLen)
+	case !utf8.ValidString(q):
+		return invalid("search: the query is not valid UTF-8")
+	case strings.IndexByte(q, 0) >= 0:
+		return invalid("search: the query contains a NUL byte")
+	}
+	return nil
+}

@@ -1,0 +1,21 @@
+-- Call summaries, newest first, for the ledger list and the complaint search.
+-- The search binds one of trace_id, response_id and end_user_ref ('' = not
+-- narrowed; each has a bloom filter index). Paging is by keyset: rows after
+-- the cursor's (start_time, tenant, trace_id, span_id) in this order, which
+-- is total because the span key is unique after FINAL; the separate
+-- start_time bound lets the engine skip partitions and parts.
+SELECT
+    tenant, trace_id, span_id, service_name, start_time, duration_ms, operation,
+    provider, request_model, response_model, response_id, status, error_class,
+    input_tokens, output_tokens, toString(cost_usd) AS cost_usd, cost_status, end_user_ref
+FROM llm_calls FINAL
+WHERE {filter}
+  AND ({trace_id:String} = '' OR trace_id = {trace_id:String})
+  AND ({response_id:String} = '' OR response_id = {response_id:String})
+  AND ({end_user_ref:String} = '' OR end_user_ref = {end_user_ref:String})
+  AND ({paged:UInt32} = 0 OR (
+        start_time <= {before_time:DateTime64}
+        AND (start_time, tenant, trace_id, span_id)
+            < ({before_time:DateTime64}, {before_tenant:String}, {before_trace_id:String}, {before_span_id:String})))
+ORDER BY start_time DESC, tenant DESC, trace_id DESC, span_id DESC
+LIMIT {limit:UInt32}
