@@ -30,6 +30,8 @@ import (
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/internal/s3test"
 	"github.com/docketlabs/docket/ledger/chdbengine"
+
+	"github.com/docketlabs/docket/internal/proctest"
 )
 
 // contentCanaries are 100 distinct strings that must never leave the
@@ -242,7 +244,7 @@ func TestContentNeverLeavesTheCollector(t *testing.T) {
 	sink := httptest.NewServer(be)
 	defer sink.Close()
 	const secret = "e2e-content-secret-0123456789abcdef"
-	metricsPort := freePort(t)
+	metricsPort := proctest.FreePort(t)
 	p := newCollectorProc(t, docketBinary(t), "content-e2e.yaml",
 		"E2E_BACKEND="+sink.URL, "E2E_METRICS_PORT="+metricsPort, "E2E_CONTENT_SECRET="+secret,
 		"E2E_S3_ENDPOINT="+s3.Endpoint, "E2E_S3_ACCESS_KEY="+s3.AccessKey, "E2E_S3_SECRET_KEY="+s3.SecretKey)

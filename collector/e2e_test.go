@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,27 +17,13 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+
+	"github.com/docketlabs/docket/internal/proctest"
 )
 
-// docketBinary builds the docket command once per test run.
+// docketBinary builds the docket command.
 func docketBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "docket")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/docketlabs/docket/cmd/docket")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build docket: %v\n%s", err, out)
-	}
-	return bin
-}
-
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
+	return proctest.Build(t, "github.com/docketlabs/docket/cmd/docket")
 }
 
 // collectorProc is a docket collector subprocess on test ports.
@@ -58,7 +43,7 @@ type collectorProc struct {
 // more.
 func newCollectorProc(t *testing.T, bin, config string, extraEnv ...string) *collectorProc {
 	dir := t.TempDir()
-	otlp, api := freePort(t), freePort(t)
+	otlp, api := proctest.FreePort(t), proctest.FreePort(t)
 	log, err := os.Create(filepath.Join(dir, "collector.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +79,12 @@ func (p *collectorProc) signal(sig syscall.Signal) {
 }
 
 func (p *collectorProc) stats() (calls, distinct, stored uint64, err error) {
-	resp, err := http.Get(p.apiURL + "/api/v1/ledger/stats")
+	req, err := http.NewRequest(http.MethodGet, p.apiURL+"/api/v1/ledger/stats", nil)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	req.Header.Set("X-Forwarded-User", "e2e")
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return 0, 0, 0, err
 	}

@@ -18,6 +18,8 @@ import (
 	"github.com/docketlabs/docket/collector"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/chdbengine"
+
+	"github.com/docketlabs/docket/internal/proctest"
 )
 
 // metric reads one unlabeled-or-summed sample from a Prometheus endpoint.
@@ -67,7 +69,7 @@ func TestLedgerWaitsForStorage(t *testing.T) {
 		t.Skip("runs the collector")
 	}
 	dir := t.TempDir()
-	otlp, api, metricsPort := freePort(t), freePort(t), freePort(t)
+	otlp, api, metricsPort := proctest.FreePort(t), proctest.FreePort(t), proctest.FreePort(t)
 	t.Setenv("E2E_DATA", dir)
 	t.Setenv("E2E_OTLP_PORT", otlp)
 	t.Setenv("E2E_API_PORT", api)

@@ -39,11 +39,14 @@ func (s *Store) InsertAccess(ctx context.Context, e AccessEntry) error {
 	return nil
 }
 
-// AccessFilter selects access-log rows; an empty Tenant means all tenants.
+// AccessFilter selects access-log rows; empty fields select all.
 type AccessFilter struct {
-	Tenant string
-	Since  time.Time
-	Limit  uint64
+	Tenant  string
+	Actor   string
+	Action  string
+	Outcome string
+	Since   time.Time
+	Limit   uint64
 }
 
 // AccessLog returns access-log rows, newest first.
@@ -54,7 +57,8 @@ func (s *Store) AccessLog(ctx context.Context, f AccessFilter) ([]AccessEntry, e
 	if f.Since.IsZero() {
 		f.Since = time.Unix(0, 0)
 	}
-	q, err := engine.Bind(queries.MustGet("access_log"), map[string]any{"tenant": f.Tenant, "since": f.Since, "limit": f.Limit})
+	q, err := engine.Bind(queries.MustGet("access_log"), map[string]any{"tenant": f.Tenant, "actor": f.Actor,
+		"action": f.Action, "outcome": f.Outcome, "since": f.Since, "limit": f.Limit})
 	if err != nil {
 		return nil, err
 	}

@@ -365,12 +365,11 @@ func (r *Runner) reveal(ctx context.Context, p access.Principal, c ledger.Call, 
 	return b, "", nil
 }
 
-// sendN sends req up to opt.N times, within the budget. The first replay
-// goes alone: a parameter the provider rejects is then left out of the
-// others instead of being rejected again by each, and if it fails, the
-// others are not sent.
-// sendN sends up to opt.N replays; record is called, under the lock, for
-// every replay sent.
+// sendN sends req up to opt.N times, within the budget; record is called,
+// under the lock, for every replay sent. The first replay goes alone: a
+// parameter the provider rejects is then left out of the others instead
+// of being rejected again by each, and if it fails, the others are not
+// sent.
 func (r *Runner) sendN(ctx context.Context, client *providers.Client, req providers.Request, opt Options, b *budget, estimate *pricing.PicoUSD, res *Result,
 	record func(providers.Request, providers.Result, error, time.Time, time.Time)) (outputs []string, exhausted bool) {
 	texts := make([]string, opt.N)

@@ -22,8 +22,7 @@ trap - EXIT
 sleep 2 # the app's batch span processor flushed at exit; the ledger queue flushes within a second
 id=$(head -n 1 data/demo-trace-ids.txt)
 echo
-echo "ledger: $(curl -fsS "$api/api/v1/ledger/stats")"
-echo "evidence of the first request (trace $id):"
-echo "  curl -s $api/api/v1/evidence/$id"
-curl -fsS "$api/api/v1/evidence/$id" | head -c 1500
-echo
+echo "$(wc -l < data/demo-trace-ids.txt) requests sent; their trace IDs are in data/demo-trace-ids.txt."
+echo "Open the evidence of the first one (sign in as admin with the password 'make run' printed):"
+echo "  $api/complaints/$id"
+echo "Every call:  $api/ledger      Costs:  $api/costs"

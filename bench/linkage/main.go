@@ -5,19 +5,20 @@
 //
 // Run after `make demo` (or loaddriver -trace-ids FILE) against docket dev:
 //
-//	go run ./bench/linkage -ids data/demo-trace-ids.txt
+//	DOCKET_UI_PASSWORD=… go run ./bench/linkage -ids data/demo-trace-ids.txt
 package main
 
 import (
 	"bufio"
-	"encoding/json"
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ui/apiclient"
 )
 
 type evidence struct {
@@ -27,15 +28,21 @@ type evidence struct {
 
 func main() {
 	ids := flag.String("ids", "data/demo-trace-ids.txt", "file of trace IDs, one per line")
-	api := flag.String("api", "http://127.0.0.1:8080", "docket evidence API")
+	api := flag.String("api", "http://127.0.0.1:8080", "docket evidence UI")
+	user := flag.String("user", "admin", "UI user with a viewer grant of the demo tenant")
 	flag.Parse()
-	if err := run(*ids, *api); err != nil {
+	client, err := apiclient.SignIn(context.Background(), *api, *user, os.Getenv("DOCKET_UI_PASSWORD"))
+	if err != nil {
+		slog.Error("linkage: sign in (password in DOCKET_UI_PASSWORD)", "err", err)
+		os.Exit(1)
+	}
+	if err := run(*ids, client); err != nil {
 		slog.Error("linkage failed", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(idsFile, api string) error {
+func run(idsFile string, api *apiclient.Client) error {
 	f, err := os.Open(idsFile)
 	if err != nil {
 		return err
@@ -93,18 +100,11 @@ func isLinked(ev evidence) bool {
 	return db && retrieval
 }
 
-func fetch(api, id string) (evidence, bool, error) {
+func fetch(api *apiclient.Client, id string) (evidence, bool, error) {
 	var ev evidence
-	resp, err := http.Get(api + "/api/v1/evidence/" + id)
-	if err != nil {
-		return ev, false, err
-	}
-	defer resp.Body.Close()
-	switch resp.StatusCode {
-	case http.StatusOK:
-		return ev, true, json.NewDecoder(resp.Body).Decode(&ev)
-	case http.StatusNotFound:
+	err := api.Get(context.Background(), "/api/v1/evidence/"+id, &ev)
+	if errors.Is(err, apiclient.ErrNotFound) {
 		return ev, false, nil
 	}
-	return ev, false, fmt.Errorf("evidence %s: %s", id, resp.Status)
+	return ev, err == nil, err
 }

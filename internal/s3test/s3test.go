@@ -13,7 +13,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -22,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/docketlabs/docket/internal/proctest"
 )
 
 // Server is one running versitygw.
@@ -48,7 +49,7 @@ func Start(t testing.TB) *Server {
 		root:      filepath.Join(dir, "root"),
 		versions:  filepath.Join(dir, "versions"),
 		logPath:   filepath.Join(dir, "versitygw.log"),
-		Endpoint:  "127.0.0.1:" + freePort(t),
+		Endpoint:  "127.0.0.1:" + proctest.FreePort(t),
 		AccessKey: randomHex(t, 10),
 		SecretKey: randomHex(t, 20),
 	}
@@ -101,15 +102,6 @@ func repoRoot() (string, error) {
 		}
 		dir = parent
 	}
-}
-
-func freePort(t testing.TB) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
 }
 
 func randomHex(t testing.TB, n int) string {

@@ -2,23 +2,59 @@ package uiextension
 
 import (
 	"errors"
+	"fmt"
+
+	"go.opentelemetry.io/collector/component"
 
 	"github.com/docketlabs/docket/ledger/backend"
+	"github.com/docketlabs/docket/ledger/lifecycle"
+	"github.com/docketlabs/docket/ui/auth"
 )
 
 // Config of the evidence UI extension.
 type Config struct {
-	// Endpoint is the listen address (loopback only for now).
-	Endpoint string `mapstructure:"endpoint"`
+	// Endpoint is the listen address. A non-loopback address needs TLS,
+	// or the proxy auth mode behind a TLS-terminating proxy.
+	Endpoint string    `mapstructure:"endpoint"`
+	TLS      TLSConfig `mapstructure:"tls"`
+	// Auth is sign-in and sessions.
+	Auth auth.Config `mapstructure:"auth"`
 	// Storage is the ledger engine; in embedded mode it must be the same
 	// directory as the ledger exporter's, which shares the engine.
 	Storage backend.Config `mapstructure:"storage"`
+	// ContentStore is the ID of the contentstore extension that content
+	// is revealed from; empty disables reveal, holds and deletions.
+	ContentStore *component.ID `mapstructure:"content_store"`
+	// Retention is the policy shown on the evidence page and applied by
+	// deletions started from the UI; keep it equal to the lifecycle
+	// runner's.
+	Retention lifecycle.Policy `mapstructure:"retention"`
+	// ExportDirectory holds audit bundles made from the UI for a day.
+	ExportDirectory string `mapstructure:"export_directory"`
+}
+
+// TLSConfig serves HTTPS.
+type TLSConfig struct {
+	CertFile string `mapstructure:"cert_file"`
+	KeyFile  string `mapstructure:"key_file"`
 }
 
 // Validate checks the configuration.
 func (c *Config) Validate() error {
 	if c.Endpoint == "" {
 		return errors.New("endpoint must not be empty")
+	}
+	if (c.TLS.CertFile == "") != (c.TLS.KeyFile == "") {
+		return errors.New("tls: set both cert_file and key_file, or neither")
+	}
+	if err := c.Auth.Validate(); err != nil {
+		return fmt.Errorf("auth: %w", err)
+	}
+	if err := c.Retention.Validate(); err != nil {
+		return fmt.Errorf("retention: %w", err)
+	}
+	if c.ExportDirectory == "" {
+		return errors.New("export_directory must not be empty")
 	}
 	return c.Storage.Validate()
 }

@@ -5,13 +5,19 @@ package uiextension
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/extension"
 
+	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/backend"
+	"github.com/docketlabs/docket/ledger/lifecycle"
 	"github.com/docketlabs/docket/ui/api"
+	"github.com/docketlabs/docket/ui/auth"
 )
 
 var componentType = component.MustNewType("docketui")
@@ -22,7 +28,12 @@ func NewFactory() extension.Factory {
 }
 
 func createDefaultConfig() component.Config {
-	return &Config{Endpoint: "127.0.0.1:8080"}
+	return &Config{
+		Endpoint:        "127.0.0.1:8080",
+		Auth:            auth.DefaultConfig(filepath.Join("data", "ui-users.json")),
+		Retention:       lifecycle.DefaultPolicy(),
+		ExportDirectory: filepath.Join("data", "exports"),
+	}
 }
 
 func create(_ context.Context, set extension.Settings, cfg component.Config) (extension.Extension, error) {
@@ -36,20 +47,69 @@ type uiExtension struct {
 	server *api.Server
 }
 
-func (u *uiExtension) Start(ctx context.Context, _ component.Host) error {
+// Dependencies makes the collector start the content store first.
+func (u *uiExtension) Dependencies() []component.ID {
+	if u.cfg.ContentStore == nil {
+		return nil
+	}
+	return []component.ID{*u.cfg.ContentStore}
+}
+
+func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
+	logger := slogFrom(u.set)
+	content, err := u.contentStore(host)
+	if err != nil {
+		return err
+	}
+	authn, oneTime, err := auth.New(u.cfg.Auth)
+	if err != nil {
+		return err
+	}
+	if oneTime != "" {
+		// Straight to the terminal, not the log pipeline: the password
+		// is shown once and must be changed at first sign-in.
+		fmt.Fprintf(os.Stderr, "\n  Docket UI: created user \"admin\" with one-time password %s\n  (it must be changed at first sign-in; accounts are in %s)\n\n",
+			oneTime, u.cfg.Auth.UsersFile)
+	}
 	store, err := backend.Open(ctx, u.cfg.Storage)
 	if err != nil {
 		return err
 	}
-	logger := slogFrom(u.set)
-	srv, err := api.Listen(u.cfg.Endpoint, store, logger)
+	deps := api.Deps{Ledger: store, Content: content, Auth: authn, ExportDir: u.cfg.ExportDirectory, Logger: logger}
+	if content != nil {
+		if deps.Lifecycle, err = lifecycle.New(store, content, lifecycle.Options{Policy: u.cfg.Retention, Logger: logger}); err != nil {
+			store.Engine().Close()
+			return err
+		}
+	}
+	srv, err := api.Listen(api.Listener{Addr: u.cfg.Endpoint, TLSCertFile: u.cfg.TLS.CertFile, TLSKeyFile: u.cfg.TLS.KeyFile,
+		BehindProxy: u.cfg.Auth.Mode == auth.ModeProxy}, api.Handler(deps), logger)
 	if err != nil {
 		store.Engine().Close()
 		return err
 	}
 	u.store, u.server = store, srv
-	logger.Info("evidence API listening", "addr", srv.Addr())
+	logger.Info("evidence UI listening", "addr", srv.Addr(), "auth", u.cfg.Auth.Mode)
 	return nil
+}
+
+func (u *uiExtension) contentStore(host component.Host) (contentstore.Store, error) {
+	if u.cfg.ContentStore == nil {
+		return nil, nil
+	}
+	ext, ok := host.GetExtensions()[*u.cfg.ContentStore]
+	if !ok {
+		return nil, fmt.Errorf("docketui: content store extension %s is not in service.extensions", u.cfg.ContentStore)
+	}
+	prov, ok := ext.(contentstore.Provider)
+	if !ok {
+		return nil, fmt.Errorf("docketui: extension %s is not a content store", u.cfg.ContentStore)
+	}
+	st := prov.ContentStore()
+	if st == nil {
+		return nil, fmt.Errorf("docketui: content store extension %s has not started", u.cfg.ContentStore)
+	}
+	return st, nil
 }
 
 func (u *uiExtension) Shutdown(ctx context.Context) error {

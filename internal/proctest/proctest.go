@@ -1,0 +1,34 @@
+// Package proctest builds the project's commands and finds free ports for
+// end-to-end tests that run them as subprocesses.
+package proctest
+
+import (
+	"fmt"
+	"net"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"testing"
+)
+
+// Build compiles the command pkg (an import path) into a temporary
+// directory and returns the binary's path.
+func Build(t testing.TB, pkg string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), path.Base(pkg))
+	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+		t.Fatalf("build %s: %v\n%s", pkg, err, out)
+	}
+	return bin
+}
+
+// FreePort returns a loopback TCP port that was free a moment ago.
+func FreePort(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
+}
