@@ -1,6 +1,7 @@
 # Two commands on a fresh machine: `make run` and `make test`. Both install
 # what they need: Go modules, libchdb from its npm package, and (for the
-# tests) versitygw, a real S3 server, built from the Go module proxy.
+# tests) versitygw, a real S3 server, built from the Go module proxy, and
+# Debian's Chromium for the UI's browser tests.
 
 GO          ?= go
 CHDB_DIR    := $(CURDIR)/.cache/chdb
@@ -8,7 +9,7 @@ export CHDB_LIB_PATH := $(CHDB_DIR)/libchdb.so
 DATA        ?= data
 TEST_TIMEOUT ?= 25m
 
-.PHONY: all deps build run test demo bench clean
+.PHONY: all deps build run browser test demo bench clean
 
 all: build
 
@@ -27,13 +28,17 @@ run: build
 bin/versitygw: scripts/install-versitygw.sh
 	GO=$(GO) scripts/install-versitygw.sh
 
-test: deps bin/versitygw
+browser:
+	scripts/install-chromium.sh
+
+test: deps bin/versitygw browser
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 
 # Ratios against baselines measured in the same run.
 bench: build
 	$(GO) run ./bench/ledger
+	$(GO) run ./bench/lookup
 	@if [ -d bench/sqlsanitizer ]; then $(GO) run ./bench/sqlsanitizer; fi
 
 # Needs `make run` in another terminal.

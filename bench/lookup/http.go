@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http/httptest"
+	"path/filepath"
+
+	"go.opentelemetry.io/collector/config/configoptional"
+
+	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/lifecycle"
+	"github.com/docketlabs/docket/ui/api"
+	"github.com/docketlabs/docket/ui/apiclient"
+	"github.com/docketlabs/docket/ui/auth"
+)
+
+// benchPassword is the admin's password in the throwaway users file.
+const benchPassword = "lookup benchmark passphrase"
+
+// evidenceAPI serves the UI's handler over loopback HTTP on the bench's
+// ledger, with a directory content store for the lifecycle state, and
+// signs in as an admin of every tenant: what the complaint page requests,
+// with its access-log write, lifecycle and replay reads.
+func evidenceAPI(ctx context.Context, store *ledger.Store, dir string) (*apiclient.Client, func(), error) {
+	cfg := contentstore.NewDefaultConfig()
+	cfg.Directory = configoptional.Some(contentstore.DirConfig{Path: filepath.Join(dir, "content")})
+	content, err := contentstore.Open(ctx, cfg, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	users, oneTime, err := auth.OpenUsers(filepath.Join(dir, "bench-users.json"))
+	if err != nil {
+		content.Close()
+		return nil, nil, err
+	}
+	if oneTime != "" {
+		if err := users.ChangePassword("admin", oneTime, benchPassword); err != nil {
+			content.Close()
+			return nil, nil, err
+		}
+	}
+	authn, _, err := auth.New(auth.DefaultConfig(filepath.Join(dir, "bench-users.json")))
+	if err != nil {
+		content.Close()
+		return nil, nil, err
+	}
+	m, err := lifecycle.New(store, content, lifecycle.Options{})
+	if err != nil {
+		content.Close()
+		return nil, nil, err
+	}
+	logger := slog.New(slog.DiscardHandler)
+	srv := httptest.NewServer(api.Handler(api.Deps{Ledger: store, Content: content, Lifecycle: m, Auth: authn, Logger: logger}))
+	stop := func() { srv.Close(); content.Close() }
+	client, err := apiclient.SignIn(ctx, srv.URL, "admin", benchPassword)
+	if err != nil {
+		stop()
+		return nil, nil, fmt.Errorf("sign in: %w", err)
+	}
+	return client, stop, nil
+}

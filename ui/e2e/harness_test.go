@@ -1,0 +1,209 @@
+package e2e_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/docketlabs/docket/ui/apiclient"
+
+	"github.com/docketlabs/docket/internal/proctest"
+)
+
+// stack is docket (collector + ledger + content store + UI) and the
+// example LLM application, each a subprocess on free ports.
+type stack struct {
+	t       *testing.T
+	bin     string
+	data    string
+	env     []string
+	uiURL   string
+	otlp    string
+	appURL  string
+	admin   string // the one-time password docket printed
+	docket  *exec.Cmd
+	llmapp  *exec.Cmd
+	appLogs *os.File
+
+	logMu sync.Mutex
+	log   bytes.Buffer
+}
+
+var oneTimePassword = regexp.MustCompile(`created user "admin" with one-time password ([A-Z2-7]+)`)
+
+// startStack starts docket on testdata/ui-e2e.yaml and the example app
+// sending to it, and reads the admin's one-time password from docket's
+// output.
+func startStack(t *testing.T) *stack {
+	t.Helper()
+	s := &stack{t: t, bin: proctest.Build(t, "github.com/docketlabs/docket/cmd/docket"), data: t.TempDir()}
+	llmappBin := proctest.Build(t, "github.com/docketlabs/docket/examples/llmapp")
+	uiPort, otlpPort := proctest.FreePort(t), proctest.FreePort(t)
+	s.uiURL, s.otlp = "http://127.0.0.1:"+uiPort, "127.0.0.1:"+otlpPort
+	s.env = append(os.Environ(), "E2E_DATA="+s.data, "E2E_UI_PORT="+uiPort, "E2E_OTLP_PORT="+otlpPort)
+	select {
+	case s.admin = <-s.startDocket():
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("docket printed no one-time admin password:\n%s", s.logText())
+	}
+	waitHTTP(t, s.uiURL+"/healthz")
+
+	appPort := proctest.FreePort(t)
+	s.appURL = "http://127.0.0.1:" + appPort
+	var err error
+	if s.appLogs, err = os.Create(filepath.Join(s.data, "llmapp.log")); err != nil {
+		t.Fatal(err)
+	}
+	s.llmapp = exec.Command(llmappBin, "-listen", "127.0.0.1:"+appPort, "-otlp-endpoint", s.otlp, "-customers", "20")
+	s.llmapp.Stdout, s.llmapp.Stderr = s.appLogs, s.appLogs
+	if err := s.llmapp.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stop(s.llmapp) })
+	waitHTTP(t, s.appURL)
+	return s
+}
+
+// startDocket starts the docket process; a one-time admin password it
+// prints is sent on the returned channel and kept out of the log.
+func (s *stack) startDocket() <-chan string {
+	s.t.Helper()
+	s.docket = exec.Command(s.bin, "collector", "--config", "testdata/ui-e2e.yaml")
+	s.docket.Env = s.env
+	stderr, err := s.docket.StderrPipe()
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if err := s.docket.Start(); err != nil {
+		s.t.Fatal(err)
+	}
+	cmd := s.docket
+	s.t.Cleanup(func() { stop(cmd) })
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			if m := oneTimePassword.FindStringSubmatch(line); m != nil {
+				found <- m[1]
+				continue
+			}
+			s.logMu.Lock()
+			s.log.WriteString(line + "\n")
+			s.logMu.Unlock()
+		}
+	}()
+	return found
+}
+
+// restartDocket stops docket, runs fn while the embedded ledger is free
+// for other processes, and starts docket again.
+func (s *stack) restartDocket(fn func()) {
+	s.t.Helper()
+	stop(s.docket)
+	fn()
+	s.startDocket()
+	waitHTTP(s.t, s.uiURL+"/healthz")
+}
+
+func (s *stack) logText() string {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	return s.log.String()
+}
+
+func stop(cmd *exec.Cmd) {
+	if cmd.Process == nil {
+		return
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+}
+
+func waitHTTP(t *testing.T, url string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("%s did not answer", url)
+}
+
+// ask sends one question through the example app, like a customer would,
+// and returns the trace ID it answers with.
+func (s *stack) ask(user, question string) string {
+	s.t.Helper()
+	body, _ := json.Marshal(map[string]string{"user": user, "question": question})
+	resp, err := http.Post(s.appURL+"/ask", "application/json", bytes.NewReader(body))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		TraceID string `json:"trace_id"`
+		Error   string `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
+		s.t.Fatalf("ask: %s %v %s", resp.Status, err, out.Error)
+	}
+	return out.TraceID
+}
+
+// flush stops the example app, whose batch span processor sends what it
+// holds on exit.
+func (s *stack) flush() { stop(s.llmapp) }
+
+// users adds an account with docket's CLI, as an operator would, and
+// returns its one-time password.
+func (s *stack) addUser(name, grant string) string {
+	s.t.Helper()
+	out, err := exec.Command(s.bin, "ui", "users", "add", name, "--grant", grant, "--data", s.data).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("users add: %v\n%s", err, out)
+	}
+	_, pw, ok := strings.Cut(strings.TrimSpace(string(out)), "first sign-in): ")
+	if !ok {
+		s.t.Fatalf("users add printed no password: %s", out)
+	}
+	return pw
+}
+
+// waitEvidence polls the API as admin until the trace has its call row.
+func (s *stack) waitEvidence(c *apiclient.Client, traceID string) {
+	s.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		var ev struct {
+			Calls []json.RawMessage `json:"calls"`
+		}
+		if err := c.Get(context.Background(), "/api/v1/evidence/"+traceID, &ev); err == nil && len(ev.Calls) > 0 {
+			return
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	s.t.Fatalf("trace %s never reached the ledger\n%s", traceID, s.logText())
+}
