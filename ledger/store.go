@@ -154,8 +154,14 @@ func ValidTraceID(id string) bool {
 
 // CallsByTrace returns the calls of one trace in start order.
 func (s *Store) CallsByTrace(ctx context.Context, traceID string) ([]Call, error) {
+	return s.QueryCalls(ctx, "calls_by_trace", map[string]any{"trace_id": traceID})
+}
+
+// QueryCalls runs the named query of package queries, which selects whole
+// llm_calls rows (with cost_usd as a string), and decodes them.
+func (s *Store) QueryCalls(ctx context.Context, name string, params map[string]any) ([]Call, error) {
 	var out []Call
-	err := s.query(ctx, "calls_by_trace", map[string]any{"trace_id": traceID}, func(row []byte) error {
+	err := s.query(ctx, name, params, func(row []byte) error {
 		var c Call
 		if err := json.Unmarshal(row, &c); err != nil {
 			return err

@@ -94,8 +94,11 @@ const (
 // distributions): it goes only to the principal who was allowed to reveal
 // it.
 type Report struct {
-	RunID     string    `json:"run_id"`
-	TraceID   string    `json:"trace_id"`
+	RunID string `json:"run_id"`
+	// TraceID is the replayed trace when the selection was one.
+	TraceID string `json:"trace_id,omitempty"`
+	// Selection says which calls the run replayed.
+	Selection string    `json:"selection"`
 	Actor     string    `json:"actor"`
 	Purpose   string    `json:"purpose"`
 	StartedAt time.Time `json:"started_at"`
@@ -136,29 +139,32 @@ type Result struct {
 	calls []ledger.Call
 }
 
-// ReplayTrace replays every call of a trace on behalf of p. A reveal the
-// access rules refuse ends the run with an error wrapping access.ErrDenied;
-// the refusal is on record in the access log.
+// ReplayTrace replays every call of a trace on behalf of p.
 func (r *Runner) ReplayTrace(ctx context.Context, p access.Principal, traceID string, opt Options) (Report, error) {
+	return r.Replay(ctx, p, Selection{TraceID: traceID}, opt)
+}
+
+// Replay replays the selected calls on behalf of p. A reveal the access
+// rules refuse ends the run with an error wrapping access.ErrDenied; the
+// refusal is on record in the access log.
+func (r *Runner) Replay(ctx context.Context, p access.Principal, sel Selection, opt Options) (Report, error) {
 	opt, maxCost, err := opt.normalize()
 	if err != nil {
 		return Report{}, err
 	}
-	if !ledger.ValidTraceID(traceID) {
-		return Report{}, errors.New("replay: trace ID must be 32 lower-case hex digits")
+	if err := sel.validate(); err != nil {
+		return Report{}, err
 	}
-	calls, err := r.Ledger.CallsByTrace(ctx, traceID)
+	calls, err := r.selectCalls(ctx, p, sel)
 	if err != nil {
-		return Report{}, fmt.Errorf("replay: read trace: %w", err)
-	}
-	if len(calls) == 0 {
-		return Report{}, errors.New("replay: the ledger has no LLM call in this trace")
+		return Report{}, err
 	}
 	runID, err := newRunID()
 	if err != nil {
 		return Report{}, err
 	}
-	rep := Report{RunID: runID, TraceID: traceID, Actor: p.User, Purpose: opt.Purpose, StartedAt: opt.Now().UTC(), N: opt.N}
+	rep := Report{RunID: runID, TraceID: sel.TraceID, Selection: sel.String(), Actor: p.User, Purpose: opt.Purpose,
+		StartedAt: opt.Now().UTC(), N: opt.N}
 	b := &budget{maxCalls: opt.MaxCalls, maxCost: maxCost}
 	var replayed []ledger.Call
 	for _, c := range calls {

@@ -76,12 +76,7 @@ func parseTime(flag, s string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, fmt.Errorf("export: %s is required", flag)
 	}
-	for _, layout := range []string{time.RFC3339Nano, time.DateOnly} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("export: %s: want RFC 3339 (2026-03-01T00:00:00Z) or a date (2026-03-01)", flag)
+	return parseInstant(flag, s)
 }
 
 func printManifest(w io.Writer, dir string, m audit.Manifest) {

@@ -127,6 +127,7 @@ func (sf *scopeFlags) scope() (lifecycle.Scope, error) {
 	return s, err
 }
 
+// parseInstant reads a time flag; empty is the zero time.
 func parseInstant(flag, v string) (time.Time, error) {
 	if v == "" {
 		return time.Time{}, nil
@@ -136,7 +137,7 @@ func parseInstant(flag, v string) (time.Time, error) {
 			return t.UTC(), nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("lifecycle: %s must be RFC 3339 (2026-03-01T12:00:00Z) or a date (2026-03-01)", flag)
+	return time.Time{}, fmt.Errorf("%s must be RFC 3339 (2026-03-01T12:00:00Z) or a date (2026-03-01)", flag)
 }
 
 func holdCommand(lf *lifecycleFlags) *cobra.Command {

@@ -18,21 +18,30 @@ import (
 func replayCommand() *cobra.Command {
 	var local localFlags
 	var traceID, openaiAPI string
+	var callIDs []string
+	var sample sampleFlags
 	var asJSON, stream bool
 	opt := replay.Options{}
 	cmd := &cobra.Command{
-		Use:   "replay --trace TRACE_ID --purpose TEXT [--n 20] [--json]",
-		Short: "Send the calls of a trace again N times and report how often the original output comes back (embedded ledger: while the collector is stopped)",
-		Long: `Sends the stored input of every LLM call of a trace N times to the model
+		Use:   "replay (--trace TRACE_ID | --call TRACE_ID:SPAN_ID... | --sample N --tenant T --from T --to T) --purpose TEXT [--n 20] [--json]",
+		Short: "Send recorded calls again N times and report how often the original output comes back (embedded ledger: while the collector is stopped)",
+		Long: `Sends the stored input of each selected LLM call N times to the model
 snapshot that originally answered, with the recorded parameters, and reports
-the distribution of outputs against the original. Stored content is read
-through the audited path with --purpose as the reason. Retired snapshots are
-not called. Provider endpoints and keys come from OPENAI_BASE_URL,
-OPENAI_API_KEY, ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY.`,
+the distribution of outputs against the original. The calls are those of one
+trace (--trace), named ones (--call, repeatable), or a random sample of a
+tenant's calls in a time range, optionally of one model (--sample with
+--tenant, --from, --to, --model, --seed). Stored content is read through the
+audited path with --purpose as the reason. Retired snapshots are not called.
+Provider endpoints and keys come from OPENAI_BASE_URL, OPENAI_API_KEY,
+ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY.`,
 		Args: cobra.NoArgs,
 		// A denied read or an unreachable provider is not a usage mistake.
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			sel, err := selection(traceID, callIDs, sample)
+			if err != nil {
+				return err
+			}
 			clients, err := replayClients(providers.API(openaiAPI), stream, os.Getenv)
 			if err != nil {
 				return fmt.Errorf("replay: %w", err)
@@ -52,7 +61,7 @@ OPENAI_API_KEY, ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY.`,
 			}
 			defer d.close()
 			r := &replay.Runner{Ledger: d.ledger, Reader: &access.Reader{Content: d.content, Ledger: d.ledger}, Lifecycle: lc, Clients: clients, Prices: prices}
-			rep, err := r.ReplayTrace(ctx, d.operator, traceID, opt)
+			rep, err := r.Replay(ctx, d.operator, sel, opt)
 			if err != nil {
 				return err
 			}
@@ -67,6 +76,13 @@ OPENAI_API_KEY, ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY.`,
 	local.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&traceID, "trace", "", "trace ID (complaint ID) whose calls are replayed")
+	f.StringArrayVar(&callIDs, "call", nil, "a call to replay, TRACE_ID:SPAN_ID (repeatable)")
+	f.IntVar(&sample.size, "sample", 0, "replay a random sample of this many calls (with --tenant, --from, --to)")
+	f.StringVar(&sample.tenant, "tenant", "", "tenant of the sample")
+	f.StringVar(&sample.model, "model", "", "only calls of this response or request model in the sample")
+	f.StringVar(&sample.from, "from", "", "sample calls that started at or after this time (RFC 3339 or a date)")
+	f.StringVar(&sample.to, "to", "", "sample calls that started before this time (RFC 3339 or a date)")
+	f.Uint64Var(&sample.seed, "seed", 1, "seed of the sample: the same seed draws the same calls")
 	f.StringVar(&opt.Purpose, "purpose", "", "why the run reads stored content; recorded in the access log (required)")
 	f.IntVar(&opt.N, "n", replay.DefaultN, "replays per call")
 	f.IntVar(&opt.Concurrency, "concurrency", 4, "requests in flight at most")
@@ -76,6 +92,38 @@ OPENAI_API_KEY, ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY.`,
 	f.BoolVar(&stream, "stream", false, "ask providers for streamed answers")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON (it contains output text)")
 	return cmd
+}
+
+type sampleFlags struct {
+	size          int
+	tenant, model string
+	from, to      string
+	seed          uint64
+}
+
+// selection reads the one selection the flags make.
+func selection(traceID string, callIDs []string, sf sampleFlags) (replay.Selection, error) {
+	sel := replay.Selection{TraceID: traceID}
+	for _, s := range callIDs {
+		id, err := replay.ParseCallID(s)
+		if err != nil {
+			return sel, err
+		}
+		sel.Calls = append(sel.Calls, id)
+	}
+	if sf.size == 0 {
+		return sel, nil
+	}
+	from, err := parseInstant("--from", sf.from)
+	if err != nil {
+		return sel, err
+	}
+	to, err := parseInstant("--to", sf.to)
+	if err != nil {
+		return sel, err
+	}
+	sel.Sample = &replay.Sample{Tenant: sf.tenant, Model: sf.model, From: from, To: to, Size: sf.size, Seed: sf.seed}
+	return sel, nil
 }
 
 // replayClients builds a client per gen_ai.provider.name from the
@@ -99,9 +147,9 @@ func replayClients(openaiAPI providers.API, stream bool, getenv func(string) str
 
 func writeReplayText(w io.Writer, rep replay.Report) error {
 	ew := &errWriter{w: w}
-	ew.printf("replay run %s of trace %s: N=%d, %d replays, %d requests\n", rep.RunID, rep.TraceID, rep.N, rep.Replays, rep.Requests)
+	ew.printf("replay run %s of %s: N=%d, %d replays, %d requests\n", rep.RunID, rep.Selection, rep.N, rep.Replays, rep.Requests)
 	for _, res := range rep.Results {
-		ew.printf("\nspan %s  %s %s  %s\n", res.SpanID, res.Provider, res.ResponseModel, res.Status)
+		ew.printf("\ncall %s:%s  %s %s  %s\n", res.TraceID, res.SpanID, res.Provider, res.ResponseModel, res.Status)
 		if res.Reason != "" {
 			ew.printf("  %s\n", res.Reason)
 		}
