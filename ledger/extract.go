@@ -336,7 +336,9 @@ func requestParams(attrs pcommon.Map, is *issues) map[string]string {
 	out := map[string]string{}
 	dropped := false
 	attrs.Range(func(k string, v pcommon.Value) bool {
-		if !strings.HasPrefix(k, "gen_ai.request.") || paramColumns[k] {
+		// docket.replay.* name the call a replay replays (package replay).
+		replayLink := strings.HasPrefix(k, "docket.replay.")
+		if !replayLink && (!strings.HasPrefix(k, "gen_ai.request.") || paramColumns[k]) {
 			return true
 		}
 		if len(out) == maxParamsKept {

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
@@ -69,6 +71,8 @@ type Runner struct {
 	Clients map[string]*providers.Client
 	// Prices estimate the cost of a replay; nil means unknown.
 	Prices *pricing.Table
+	// Tracing, if set, also sends each replay as an OTLP span.
+	Tracing *Tracing
 }
 
 // Result statuses.
@@ -162,6 +166,12 @@ func (r *Runner) Replay(ctx context.Context, p access.Principal, sel Selection, 
 	runID, err := newRunID()
 	if err != nil {
 		return Report{}, err
+	}
+	if r.Tracing != nil {
+		var run trace.Span
+		ctx, run = r.Tracing.startRun(ctx, sel)
+		defer run.End()
+		runID = run.SpanContext().TraceID().String()
 	}
 	rep := Report{RunID: runID, TraceID: sel.TraceID, Selection: sel.String(), Actor: p.User, Purpose: opt.Purpose,
 		StartedAt: opt.Now().UTC(), N: opt.N}
@@ -282,7 +292,11 @@ func (r *Runner) replayCall(ctx context.Context, p access.Principal, runID strin
 	}
 
 	record := func(req providers.Request, out providers.Result, err error, start, end time.Time) {
-		res.calls = append(res.calls, replayCall(runID, c, req, out, err, start, end, r.Prices))
+		row := replayCall(runID, c, req, out, err, start, end, r.Prices)
+		if r.Tracing != nil {
+			r.Tracing.emit(ctx, &row, err)
+		}
+		res.calls = append(res.calls, row)
 	}
 	outputs, exhausted := r.sendN(ctx, client, req, opt, b, estimate, &res, record)
 	res.Completed = len(outputs)

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/pricing"
@@ -17,7 +21,7 @@ import (
 
 func replayCommand() *cobra.Command {
 	var local localFlags
-	var traceID, openaiAPI string
+	var traceID, openaiAPI, otlpEndpoint string
 	var callIDs []string
 	var sample sampleFlags
 	var asJSON, stream bool
@@ -61,7 +65,21 @@ ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY.`,
 			}
 			defer d.close()
 			r := &replay.Runner{Ledger: d.ledger, Reader: &access.Reader{Content: d.content, Ledger: d.ledger}, Lifecycle: lc, Clients: clients, Prices: prices}
+			if otlpEndpoint != "" {
+				exp, err := otlptracegrpc.New(ctx, otlptracegrpc.WithEndpoint(otlpEndpoint), otlptracegrpc.WithInsecure())
+				if err != nil {
+					return fmt.Errorf("replay: otlp exporter: %w", err)
+				}
+				r.Tracing = replay.NewTracing(exp)
+			}
 			rep, err := r.Replay(ctx, d.operator, sel, opt)
+			if r.Tracing != nil {
+				flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+				defer cancel()
+				if ferr := r.Tracing.Shutdown(flushCtx); ferr != nil {
+					err = errors.Join(err, fmt.Errorf("replay: send the replay spans (their ledger rows are written): %w", ferr))
+				}
+			}
 			if err != nil {
 				return err
 			}
@@ -91,6 +109,7 @@ ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY.`,
 	f.StringVar(&openaiAPI, "openai-api", string(providers.ChatCompletions), "API for OpenAI calls: openai.chat_completions or openai.responses")
 	f.BoolVar(&stream, "stream", false, "ask providers for streamed answers")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON (it contains output text)")
+	f.StringVar(&otlpEndpoint, "otlp-endpoint", "", "also send each replay as a span over OTLP/gRPC (plaintext) to this host:port, e.g. a collector; tenant in resource attribute "+replay.TenantAttribute)
 	return cmd
 }
 
