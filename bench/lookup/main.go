@@ -228,20 +228,6 @@ type traceKey struct {
 	TraceID string `json:"trace_id"`
 }
 
-// Sampling is a hash order with the seed: random, repeatable, one scan.
-const (
-	sampleTraces = `SELECT tenant, trace_id FROM llm_calls GROUP BY tenant, trace_id
-ORDER BY cityHash64(trace_id, {seed:UInt64}) LIMIT {n:UInt64}`
-	sampleResponses = `SELECT response_id AS v FROM llm_calls
-ORDER BY cityHash64(response_id, {seed:UInt64}) LIMIT {n:UInt64}`
-	// End users of random calls: a complaint comes from a call, so active
-	// users are drawn more often, as they would complain more often.
-	sampleEndUsers = `SELECT end_user_ref AS v FROM llm_calls
-WHERE end_user_ref != '' AND start_time >= {from:DateTime64}
-ORDER BY cityHash64(span_id, {seed:UInt64}) LIMIT {n:UInt64}`
-	baselineLookup = `SELECT count() AS n FROM llm_calls WHERE tenant = {tenant:String} AND trace_id = {trace_id:String}`
-)
-
 func sampleKeys(ctx context.Context, eng engine.Engine, n int, seed uint64, from time.Time) (keys, error) {
 	var k keys
 	params := map[string]any{"seed": seed, "n": uint64(n)}
@@ -363,7 +349,7 @@ func activeParts(ctx context.Context, eng engine.Engine) (int, error) {
 	var r struct {
 		Parts int `json:"parts"`
 	}
-	err := eng.QueryJSON(ctx, `SELECT toInt32(count()) AS parts FROM system.parts WHERE database = currentDatabase() AND table = 'llm_calls' AND active`, func(row []byte) error {
+	err := eng.QueryJSON(ctx, activePartsSQL, func(row []byte) error {
 		return json.Unmarshal(row, &r)
 	})
 	return r.Parts, err
