@@ -332,6 +332,19 @@ func TestEvidenceUIInChromium(t *testing.T) {
 		t.Errorf("access log row: %q", row)
 	}
 	p.shot("access-log")
+
+	// The admin puts the complaint on legal hold from the holds page; the
+	// list filtered to the tenant shows it, and the deletions page loads.
+	p.visit("/admin/holds?tenant=default")
+	p.do("place a hold", chromedp.WaitVisible(tid("hold-form")),
+		chromedp.SendKeys(tid("hold-tenant"), "default"), chromedp.SendKeys(tid("hold-trace_id"), plain),
+		chromedp.SendKeys(tid("hold-reason"), "litigation LIT-7"), chromedp.Click(tid("hold-submit")),
+		chromedp.WaitVisible(tid("hold-row")))
+	if row := p.text(tid("hold-row")); !strings.Contains(row, "litigation LIT-7") || !strings.Contains(row, "active") {
+		t.Errorf("hold row: %q", row)
+	}
+	p.visit("/admin/deletions?status=pending")
+	p.do("deletions page", chromedp.WaitVisible(tid("deletions-filter-status")), chromedp.WaitVisible(tid("deletions-empty")))
 	p.visit("/ledger")
 	p.do("ledger rows", chromedp.WaitVisible(tid("ledger-row")), chromedp.WaitVisible(tid("chart-timeseries")))
 	p.shot("ledger")

@@ -77,3 +77,22 @@ export function filterBar(ctx, path, filters, extra) {
   }, fail);
   return form;
 }
+
+// tenantStatusFilter is the filter bar of the admin lists: a tenant and a
+// status (statuses: [value, label] pairs), kept in the URL of path.
+export function tenantStatusFilter(prefix, path, tenant, status, statuses) {
+  const tid = `${prefix}-filter-tenant`;
+  const sid = `${prefix}-filter-status`;
+  const t = h('input', { id: tid, name: 'tenant', value: tenant, placeholder: 'all tenants', testid: tid });
+  const s = h('select', { id: sid, name: 'status', testid: sid },
+    [['', 'Any status'], ...statuses].map(([v, l]) => h('option', { value: v, selected: v === status }, l)));
+  const form = h('form', { class: 'filter-bar' },
+    h('div', { class: 'filter' }, h('label', { for: tid }, 'Tenant'), t),
+    h('div', { class: 'filter' }, h('label', { for: sid }, 'Status'), s),
+    h('div', { class: 'filter filter-actions' }, h('button', { type: 'submit', class: 'btn' }, 'Filter')));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    navigate(`${path}${api.query({ tenant: t.value.trim(), status: s.value })}`);
+  });
+  return form;
+}

@@ -7,6 +7,7 @@ import * as api from '../api.js';
 import { navigate } from '../router.js';
 import { load, fail, pageHeader, section, dl, table, td, num, n, timeEl, empty, clearAlerts, flash } from '../ui.js';
 import { scopeFields, scopeText, reasonField } from '../scope.js';
+import { tenantStatusFilter } from '../filters.js';
 import * as fmt from '../format.js';
 
 const REFRESH_MS = 2000;
@@ -23,7 +24,7 @@ export default function deletions(ctx) {
   const listBox = h('div');
   replace(ctx.main,
     pageHeader('Deletion requests'),
-    section('Requests', { testid: 'deletions' }, filterForm(tenant, status), listBox),
+    section('Requests', { testid: 'deletions' }, tenantStatusFilter('deletions', '/admin/deletions', tenant, status, Object.keys(STATUS_WORDS).map((v) => [v, v])), listBox),
     section('Request a deletion', { testid: 'deletion-create' }, createForm(ctx)));
   load(listBox, 'deletion requests', api.get(`/api/v1/deletions${api.query({ tenant, status })}`, ctx.signal), (data) => {
     const jobs = Array.isArray(data.jobs) ? data.jobs : [];
@@ -65,22 +66,6 @@ function progress(counts) {
   return h('span', { class: 'progress-cell' },
     h('progress', { max: matched, value: Math.min(deleted, matched), testid: 'deletion-progress' }),
     ` ${fmt.count(deleted)} / ${fmt.count(matched)} deleted`);
-}
-
-function filterForm(tenant, status) {
-  const t = h('input', { id: 'deletions-filter-tenant', value: tenant, placeholder: 'all tenants', testid: 'deletions-filter-tenant' });
-  const s = h('select', { id: 'deletions-filter-status', testid: 'deletions-filter-status' },
-    h('option', { value: '' }, 'Any status'),
-    Object.keys(STATUS_WORDS).map((v) => h('option', { value: v, selected: v === status }, v)));
-  const form = h('form', { class: 'filter-bar' },
-    h('div', { class: 'filter' }, h('label', { for: 'deletions-filter-tenant' }, 'Tenant'), t),
-    h('div', { class: 'filter' }, h('label', { for: 'deletions-filter-status' }, 'Status'), s),
-    h('div', { class: 'filter filter-actions' }, h('button', { type: 'submit', class: 'btn' }, 'Filter')));
-  form.addEventListener('submit', (e) => {
-    e.preventDefault();
-    navigate(`/admin/deletions${api.query({ tenant: t.value.trim(), status: s.value })}`);
-  });
-  return form;
 }
 
 function createForm(ctx) {

@@ -3,9 +3,9 @@
 
 import { h, replace } from '../dom.js';
 import * as api from '../api.js';
-import { navigate } from '../router.js';
 import { load, fail, pageHeader, section, dl, table, td, timeEl, empty, clearAlerts } from '../ui.js';
 import { scopeFields, scopeText, reasonField } from '../scope.js';
+import { tenantStatusFilter } from '../filters.js';
 import * as fmt from '../format.js';
 
 export default function holds(ctx) {
@@ -18,24 +18,9 @@ export default function holds(ctx) {
     (data) => holdTable(ctx, data, { reload, released }));
   replace(ctx.main,
     pageHeader('Legal holds'),
-    section('Holds', { testid: 'holds' }, filterForm(tenant, status), released, listBox),
+    section('Holds', { testid: 'holds' }, tenantStatusFilter('holds', '/admin/holds', tenant, status, [['active', 'Active'], ['released', 'Released']]), released, listBox),
     section('Place a legal hold', { testid: 'hold-create' }, createForm(ctx, created, reload), created));
   reload();
-}
-
-function filterForm(tenant, status) {
-  const t = h('input', { id: 'holds-filter-tenant', name: 'tenant', value: tenant, placeholder: 'all tenants', testid: 'holds-filter-tenant' });
-  const s = h('select', { id: 'holds-filter-status', name: 'status', testid: 'holds-filter-status' },
-    [['', 'Any status'], ['active', 'Active'], ['released', 'Released']].map(([v, l]) => h('option', { value: v, selected: v === status }, l)));
-  const form = h('form', { class: 'filter-bar' },
-    h('div', { class: 'filter' }, h('label', { for: 'holds-filter-tenant' }, 'Tenant'), t),
-    h('div', { class: 'filter' }, h('label', { for: 'holds-filter-status' }, 'Status'), s),
-    h('div', { class: 'filter filter-actions' }, h('button', { type: 'submit', class: 'btn' }, 'Filter')));
-  form.addEventListener('submit', (e) => {
-    e.preventDefault();
-    navigate(`/admin/holds${api.query({ tenant: t.value.trim(), status: s.value })}`);
-  });
-  return form;
 }
 
 // after: reload() lists the holds again; released shows a release's result.
