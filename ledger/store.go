@@ -80,11 +80,23 @@ func (s *Store) InsertCalls(ctx context.Context, calls []Call) error {
 		return nil
 	}
 	keys := make([]string, len(calls))
-	for i, c := range calls {
-		keys[i] = c.Tenant + "\x00" + c.TraceID + "\x00" + c.SpanID
+	for i := range calls {
+		keys[i] = CallKey(&calls[i])
 	}
 	return s.insert(ctx, "insert_llm_calls", "RowBinary", keys, func(b []byte) ([]byte, error) { return EncodeCalls(b, calls) })
 }
+
+// InsertCallRows writes call rows encoded by EncodeCalls, whose keys
+// (CallKey) are given, idempotently like InsertCalls.
+func (s *Store) InsertCallRows(ctx context.Context, rows []byte, keys []string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	return s.insert(ctx, "insert_llm_calls", "RowBinary", keys, func(b []byte) ([]byte, error) { return append(b, rows...), nil })
+}
+
+// CallKey is a call's row key: (tenant, trace_id, span_id).
+func CallKey(c *Call) string { return c.Tenant + "\x00" + c.TraceID + "\x00" + c.SpanID }
 
 // InsertEvidence writes evidence span rows, idempotently like InsertCalls.
 func (s *Store) InsertEvidence(ctx context.Context, spans []EvidenceSpan) error {

@@ -2,13 +2,16 @@ package ledgerexporter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/exporter/exporterhelper/xexporterhelper"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
@@ -113,50 +116,75 @@ func (e *ledgerExporter) shutdown(context.Context) error {
 	return nil
 }
 
-// pushTraces writes the calls and evidence spans of a batch. Any error
-// returns the whole batch to the retry/queue machinery; the inserts are
-// idempotent, so a partially written batch is safe to write again.
-func (e *ledgerExporter) pushTraces(ctx context.Context, td ptrace.Traces) error {
-	store, err := e.openStore(ctx)
-	if err != nil {
-		e.fail(ctx, err)
-		return err
-	}
+// convert extracts the ledger rows of arriving spans, before they are
+// queued: the queue then holds encoded rows, and a row's ingestion time is
+// when it arrived, the same in every retry.
+func (e *ledgerExporter) convert(ctx context.Context, td ptrace.Traces) (xexporterhelper.Request, error) {
 	now := time.Now().UTC()
-	// Sized for the common case of a batch of calls: rows are large, and
-	// growing the slice copied them repeatedly.
-	calls := make([]ledger.Call, 0, td.SpanCount())
-	var evidence []ledger.EvidenceSpan
+	r := &rows{}
+	var call ledger.Call
 	for i := 0; i < td.ResourceSpans().Len(); i++ {
 		rs := td.ResourceSpans().At(i)
 		for j := 0; j < rs.ScopeSpans().Len(); j++ {
 			spans := rs.ScopeSpans().At(j).Spans()
 			for k := 0; k < spans.Len(); k++ {
 				span := spans.At(k)
-				if ledger.IsLLMCall(span.Attributes()) {
-					calls = append(calls, e.extractor.Call(rs.Resource(), span, now))
-				} else if ev, ok := e.extractor.Evidence(rs.Resource(), span, now); ok {
-					evidence = append(evidence, ev)
+				if !ledger.IsLLMCall(span.Attributes()) {
+					if ev, ok := e.extractor.Evidence(rs.Resource(), span, now); ok {
+						r.evidence = append(r.evidence, ev)
+					}
+					continue
+				}
+				call = e.extractor.Call(rs.Resource(), span, now)
+				var err error
+				if r.calls, err = ledger.EncodeCalls(r.calls, []ledger.Call{call}); err != nil {
+					// Only an impossible cost value gets here; refusing
+					// the batch makes the sender see it, loudly.
+					e.fail(ctx, err)
+					return nil, consumererror.NewPermanent(fmt.Errorf("ledger: encode call %s: %w", call.SpanID, err))
+				}
+				r.callEnds = append(r.callEnds, len(r.calls))
+				r.callKeys = append(r.callKeys, ledger.CallKey(&call))
+				if call.CostUSD == nil {
+					e.costUnknown.Add(ctx, 1, metric.WithAttributes(costStatusAttr(call.CostStatus)))
 				}
 			}
 		}
 	}
-	if err := store.InsertCalls(ctx, calls); err != nil {
+	return r, nil
+}
+
+// convertQueued converts spans an earlier version left in the persistent
+// queue.
+func (e *ledgerExporter) convertQueued(ctx context.Context, td ptrace.Traces) (xexporterhelper.Request, error) {
+	e.logger.Info("ledger: spans queued by an earlier version converted to rows", zap.Int("spans", td.SpanCount()))
+	return e.convert(ctx, td)
+}
+
+// push writes a queued batch. Any error returns the whole batch to the
+// retry/queue machinery; the inserts are idempotent, so a partially
+// written batch is safe to write again.
+func (e *ledgerExporter) push(ctx context.Context, req xexporterhelper.Request) error {
+	r, ok := req.(*rows)
+	if !ok {
+		return consumererror.NewPermanent(errors.New("ledger: not a ledger batch"))
+	}
+	store, err := e.openStore(ctx)
+	if err != nil {
 		e.fail(ctx, err)
 		return err
 	}
-	if err := store.InsertEvidence(ctx, evidence); err != nil {
+	if err := store.InsertCallRows(ctx, r.calls, r.callKeys); err != nil {
+		e.fail(ctx, err)
+		return err
+	}
+	if err := store.InsertEvidence(ctx, r.evidence); err != nil {
 		e.fail(ctx, err)
 		return err
 	}
 	e.outage.success()
-	e.calls.Add(ctx, int64(len(calls)))
-	e.evidence.Add(ctx, int64(len(evidence)))
-	for _, c := range calls {
-		if c.CostUSD == nil {
-			e.costUnknown.Add(ctx, 1, metric.WithAttributes(costStatusAttr(c.CostStatus)))
-		}
-	}
+	e.calls.Add(ctx, int64(len(r.callKeys)))
+	e.evidence.Add(ctx, int64(len(r.evidence)))
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
+	"go.opentelemetry.io/collector/exporter/exporterhelper/xexporterhelper"
 )
 
 const typeStr = "ledger"
@@ -43,12 +44,14 @@ func createDefaultConfig() component.Config {
 func createTraces(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Traces, error) {
 	c := cfg.(*Config)
 	exp := newLedgerExporter(c, set)
-	return exporterhelper.NewTraces(ctx, set, cfg, exp.pushTraces,
+	// Rows are extracted as spans arrive and the queue holds them encoded
+	// (rows.go), not the spans.
+	return xexporterhelper.NewTracesRequest(ctx, set, exp.convert, exp.push,
 		exporterhelper.WithCapabilities(consumer.Capabilities{MutatesData: false}),
 		exporterhelper.WithStart(exp.start),
 		exporterhelper.WithShutdown(exp.shutdown),
 		exporterhelper.WithTimeout(c.TimeoutConfig),
-		exporterhelper.WithQueue(c.QueueConfig),
+		xexporterhelper.WithQueueBatch(c.QueueConfig, xexporterhelper.QueueBatchSettings{Encoding: rowsEncoding{legacy: exp.convertQueued}}),
 		exporterhelper.WithRetry(c.RetryConfig),
 	)
 }

@@ -1,0 +1,184 @@
+package ledgerexporter
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+	"go.opentelemetry.io/collector/exporter/exporterhelper/xexporterhelper"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	pdatareq "go.opentelemetry.io/collector/pdata/xpdata/request"
+	"go.opentelemetry.io/otel/metric/noop"
+	"go.uber.org/zap"
+
+	"github.com/docketlabs/docket/ledger"
+)
+
+func testRows(t testing.TB, calls, evidence int, prefix string) *rows {
+	t.Helper()
+	r := &rows{}
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	for i := range calls {
+		c := ledger.Call{Tenant: "acme", TraceID: fmt.Sprintf("%032x", i+1), SpanID: fmt.Sprintf("%s%015x", prefix, i), StartTime: now,
+			EndTime: now, Operation: "chat", ResponseModel: "m", FinishReasons: []string{}, StopSequences: []string{},
+			RequestParams: map[string]string{"k": fmt.Sprint(i)}, AttributeIssues: []string{}, IngestedAt: now}
+		var err error
+		if r.calls, err = ledger.EncodeCalls(r.calls, []ledger.Call{c}); err != nil {
+			t.Fatal(err)
+		}
+		r.callEnds = append(r.callEnds, len(r.calls))
+		r.callKeys = append(r.callKeys, ledger.CallKey(&c))
+	}
+	for i := range evidence {
+		r.evidence = append(r.evidence, ledger.EvidenceSpan{Tenant: "acme", TraceID: fmt.Sprintf("%032x", i+1),
+			SpanID: fmt.Sprintf("%s%015x", prefix, 1000+i), Category: "db", Documents: []ledger.Document{}, AttributeIssues: []string{}})
+	}
+	return r
+}
+
+// flatten lists every row of reqs as (key, encoded bytes), in order.
+func flatten(t *testing.T, reqs []xexporterhelper.Request) []string {
+	var out []string
+	for _, q := range reqs {
+		r := q.(*rows)
+		start := 0
+		for i, end := range r.callEnds {
+			out = append(out, r.callKeys[i]+"="+fmt.Sprintf("%x", r.calls[start:end]))
+			start = end
+		}
+		if start != len(r.calls) || len(r.callKeys) != len(r.callEnds) {
+			t.Fatalf("inconsistent batch: %d bytes, ends at %d, %d keys", len(r.calls), start, len(r.callKeys))
+		}
+		for _, e := range r.evidence {
+			out = append(out, "evidence "+e.SpanID)
+		}
+	}
+	return out
+}
+
+func TestMergeSplitKeepsEveryRowOnce(t *testing.T) {
+	a, b := testRows(t, 7, 3, "a"), testRows(t, 5, 4, "b")
+	want := append(flatten(t, []xexporterhelper.Request{testRows(t, 7, 0, "a"), testRows(t, 5, 0, "b")}),
+		flatten(t, []xexporterhelper.Request{testRows(t, 0, 3, "a"), testRows(t, 0, 4, "b")})...)
+	got, err := a.MergeSplit(context.Background(), 4, exporterhelper.RequestSizerTypeItems, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 5 {
+		t.Fatalf("19 items in batches of 4: %d batches", len(got))
+	}
+	for i, q := range got {
+		if n := q.ItemsCount(); n > 4 || (i < len(got)-1 && n != 4) {
+			t.Fatalf("batch %d has %d items", i, n)
+		}
+	}
+	if f := flatten(t, got); fmt.Sprint(f) != fmt.Sprint(want) {
+		t.Fatalf("rows changed in merge/split:\n got %v\nwant %v", f, want)
+	}
+	// Bytes: no batch over the limit; a row larger than the limit is an
+	// error, not a silent drop.
+	one := testRows(t, 10, 0, "c")
+	limit := one.callEnds[2] + 1 // about two rows
+	byBytes, err := testRows(t, 10, 0, "c").MergeSplit(context.Background(), limit, exporterhelper.RequestSizerTypeBytes, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range byBytes {
+		if q.BytesSize() > limit {
+			t.Fatalf("batch of %d bytes over the %d limit", q.BytesSize(), limit)
+		}
+	}
+	if fmt.Sprint(flatten(t, byBytes)) != fmt.Sprint(flatten(t, []xexporterhelper.Request{one})) {
+		t.Fatal("rows changed in a bytes split")
+	}
+	if _, err := testRows(t, 1, 0, "d").MergeSplit(context.Background(), 10, exporterhelper.RequestSizerTypeBytes, nil); err == nil {
+		t.Fatal("a row over the byte limit was accepted")
+	}
+	if _, err := testRows(t, 1, 0, "d").MergeSplit(context.Background(), 10, exporterhelper.RequestSizerTypeRequests, nil); err == nil {
+		t.Fatal("the requests sizer was accepted")
+	}
+}
+
+func TestQueueEncodingRoundTrip(t *testing.T) {
+	r := testRows(t, 6, 2, "e")
+	b, err := rowsEncoding{}.Marshal(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, back, err := rowsEncoding{}.Unmarshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := back.(*rows)
+	if !bytes.Equal(got.calls, r.calls) || fmt.Sprint(got.callEnds) != fmt.Sprint(r.callEnds) ||
+		fmt.Sprint(got.callKeys) != fmt.Sprint(r.callKeys) || len(got.evidence) != 2 || got.evidence[1].SpanID != r.evidence[1].SpanID {
+		t.Fatal("the batch changed through the queue encoding")
+	}
+	for i := range b {
+		if _, _, err := (rowsEncoding{}).Unmarshal(b[:i]); err == nil {
+			t.Fatalf("a batch cut at byte %d of %d decoded", i, len(b))
+		}
+	}
+}
+
+func FuzzQueueUnmarshal(f *testing.F) {
+	b, _ := rowsEncoding{}.Marshal(context.Background(), testRows(f, 2, 1, "f"))
+	f.Add(b)
+	f.Add([]byte{1, 0xff, 0xff, 0xff, 0xff, 0x0f})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, req, err := rowsEncoding{}.Unmarshal(data)
+		if err != nil {
+			return
+		}
+		again, err := rowsEncoding{}.Marshal(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := (rowsEncoding{}).Unmarshal(again); err != nil {
+			t.Fatalf("re-encoded batch does not decode: %v", err)
+		}
+	})
+}
+
+// TestQueuedSpansOfEarlierVersionsBecomeRows: a queue written before rows
+// were queued holds OTLP spans; they are converted, not dropped.
+func TestQueuedSpansOfEarlierVersionsBecomeRows(t *testing.T) {
+	td := ptrace.NewTraces()
+	span := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	span.SetTraceID(pcommon.TraceID{1})
+	span.SetSpanID(pcommon.SpanID{2})
+	span.Attributes().PutStr("gen_ai.operation.name", "chat")
+	span.Attributes().PutStr("gen_ai.request.model", "gpt-4o-mini")
+	x := &ledgerExporter{logger: zap.NewNop(), extractor: &ledger.Extractor{TenantAttribute: "tenant.id", DefaultTenant: "default"}}
+	var err error
+	x.costUnknown, err = noop.NewMeterProvider().Meter("t").Int64Counter("c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := rowsEncoding{legacy: x.convertQueued}
+	enveloped, err := pdatareq.MarshalTraces(context.Background(), td)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := (&ptrace.ProtoMarshaler{}).MarshalTraces(td)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"enveloped": enveloped, "plain": plain} {
+		_, req, err := enc.Unmarshal(b)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		r := req.(*rows)
+		if len(r.callKeys) != 1 || r.callKeys[0] != "default\x00"+span.TraceID().String()+"\x00"+span.SpanID().String() {
+			t.Fatalf("%s: keys %q", name, r.callKeys)
+		}
+	}
+	if _, _, err := enc.Unmarshal([]byte{0x0A, 0xFF}); err == nil {
+		t.Fatal("garbage decoded")
+	}
+}
