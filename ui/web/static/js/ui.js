@@ -176,3 +176,20 @@ export function section(title, props, ...children) {
 export function empty(message, testid) {
   return h('p', { class: 'empty', testid: testid || 'empty' }, message);
 }
+
+// onSubmit runs action when form is submitted: alerts cleared, the submit
+// button disabled while it runs, and a failure shown rather than lost.
+export function onSubmit(form, submit, action) {
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    clearAlerts();
+    submit.disabled = true;
+    try {
+      await action();
+    } catch (err) {
+      fail(err);
+    } finally {
+      submit.disabled = false;
+    }
+  });
+}

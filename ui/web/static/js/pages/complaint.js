@@ -7,7 +7,7 @@
 
 import { h, replace } from '../dom.js';
 import * as api from '../api.js';
-import { load, fail, pageHeader, section, dl, table, td, num, n, timeEl, statusBadge, copyButton, complaintPath, empty, clearAlerts } from '../ui.js';
+import { load, pageHeader, section, dl, table, td, num, n, timeEl, statusBadge, copyButton, complaintPath, empty, onSubmit } from '../ui.js';
 import * as charts from '../charts.js';
 import * as fmt from '../format.js';
 
@@ -212,33 +212,25 @@ function revealForm(ctx, ev, item, close) {
     h('label', { for: id }, 'Why do you need to see this content? The reason is recorded in the access log with your name.'),
     reason,
     h('div', { class: 'actions' }, submit, cancel));
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    clearAlerts();
+  onSubmit(form, submit, async () => {
     const why = reason.value.trim();
     if (!why) {
       reason.setCustomValidity('A reason is required.');
       reason.reportValidity();
       return;
     }
-    submit.disabled = true;
-    try {
-      const res = await api.post('/api/v1/reveal', { trace_id: ev.trace_id, ref: item.ref, reason: why }, ctx.signal);
-      const content = typeof res.content === 'string' ? res.content : '';
-      const pre = h('pre', { class: 'content-text', testid: 'reveal-content' });
-      // Text only: whatever the content holds stays characters on screen.
-      pre.textContent = fmt.pretty(content);
-      const hide = h('button', { type: 'button', class: 'btn btn-small', testid: 'reveal-hide', onclick: close }, 'Hide');
-      replace(form.parentNode || form,
-        h('div', { class: 'revealed', testid: 'revealed' },
-          h('div', { class: 'revealed-meta' },
-            h('span', null, `${res.content_type || 'unknown type'} · ${fmt.count(content.length)} characters · revealed ${fmt.time(new Date().toISOString())}, recorded in the access log`),
-            hide),
-          pre));
-    } catch (err) {
-      submit.disabled = false;
-      fail(err);
-    }
+    const res = await api.post('/api/v1/reveal', { trace_id: ev.trace_id, ref: item.ref, reason: why }, ctx.signal);
+    const content = typeof res.content === 'string' ? res.content : '';
+    const pre = h('pre', { class: 'content-text', testid: 'reveal-content' });
+    // Text only: whatever the content holds stays characters on screen.
+    pre.textContent = fmt.pretty(content);
+    const hide = h('button', { type: 'button', class: 'btn btn-small', testid: 'reveal-hide', onclick: close }, 'Hide');
+    replace(form.parentNode || form,
+      h('div', { class: 'revealed', testid: 'revealed' },
+        h('div', { class: 'revealed-meta' },
+          h('span', null, `${res.content_type || 'unknown type'} · ${fmt.count(content.length)} characters · revealed ${fmt.time(new Date().toISOString())}, recorded in the access log`),
+          hide),
+        pre));
   });
   reason.addEventListener('input', () => reason.setCustomValidity(''));
   queueMicrotask(() => reason.focus());

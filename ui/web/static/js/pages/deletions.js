@@ -5,7 +5,7 @@
 import { h, replace } from '../dom.js';
 import * as api from '../api.js';
 import { navigate } from '../router.js';
-import { load, fail, pageHeader, section, dl, table, td, num, n, timeEl, empty, clearAlerts, flash } from '../ui.js';
+import { load, fail, pageHeader, section, dl, table, td, num, n, timeEl, empty, flash, onSubmit } from '../ui.js';
 import { scopeFields, scopeText, reasonField } from '../scope.js';
 import { tenantStatusFilter } from '../filters.js';
 import * as fmt from '../format.js';
@@ -79,20 +79,12 @@ function createForm(ctx) {
     h('label', { class: 'check' }, confirm,
       ' I understand that the content (inputs, outputs, instructions) of every matching call is deleted for good. Objects on legal hold stay until the hold is released.'),
     h('div', { class: 'actions' }, submit));
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    clearAlerts();
-    submit.disabled = true;
-    try {
-      // lifecycle.DeletionRequest: {Scope, Reason}.
-      const res = await api.post('/api/v1/deletions', { scope: scope.read(), reason: reason.value.trim() }, ctx.signal);
-      const job = res.job || {};
-      flash(`Deletion request ${job.job_id || ''} recorded; it runs in the background.`);
-      navigate(`/admin/deletions${api.query({ job: job.job_id })}`);
-    } catch (err) {
-      submit.disabled = false;
-      fail(err);
-    }
+  onSubmit(form, submit, async () => {
+    // lifecycle.DeletionRequest: {Scope, Reason}.
+    const res = await api.post('/api/v1/deletions', { scope: scope.read(), reason: reason.value.trim() }, ctx.signal);
+    const job = res.job || {};
+    flash(`Deletion request ${job.job_id || ''} recorded; it runs in the background.`);
+    navigate(`/admin/deletions${api.query({ job: job.job_id })}`);
   });
   return form;
 }

@@ -3,7 +3,7 @@
 
 import { h, replace } from '../dom.js';
 import * as api from '../api.js';
-import { load, fail, pageHeader, section, dl, table, td, timeEl, empty, clearAlerts } from '../ui.js';
+import { load, pageHeader, section, dl, table, td, timeEl, empty, onSubmit } from '../ui.js';
 import { scopeFields, scopeText, reasonField } from '../scope.js';
 import { tenantStatusFilter } from '../filters.js';
 import * as fmt from '../format.js';
@@ -66,25 +66,17 @@ function releaseForm(ctx, hold, after) {
     h('label', { for: id }, `Why release ${hold.hold_id}? Deletion requests it blocked run again.`),
     reason,
     h('div', { class: 'actions' }, submit));
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    clearAlerts();
-    submit.disabled = true;
-    try {
-      const res = await api.post(`/api/v1/holds/${encodeURIComponent(hold.hold_id)}/release`, { reason: reason.value.trim() }, ctx.signal);
-      const resumed = Array.isArray(res.resumed) ? res.resumed : [];
-      replace(after.released, h('div', { class: 'result', testid: 'release-result' },
-        h('h3', null, `Released ${hold.hold_id}`),
-        dl([
-          ['Objects released', 'objects_released', fmt.count(res.objects_released)],
-          ['Objects still held by other holds', 'objects_still_held', fmt.count(res.objects_still_held)],
-          ['Deletion requests resumed', 'resumed', resumed.length === 0 ? 'none' : resumed.map((j) => `${j.job_id} (${j.status})`).join(', ')],
-        ])));
-      after.reload();
-    } catch (err) {
-      submit.disabled = false;
-      fail(err);
-    }
+  onSubmit(form, submit, async () => {
+    const res = await api.post(`/api/v1/holds/${encodeURIComponent(hold.hold_id)}/release`, { reason: reason.value.trim() }, ctx.signal);
+    const resumed = Array.isArray(res.resumed) ? res.resumed : [];
+    replace(after.released, h('div', { class: 'result', testid: 'release-result' },
+      h('h3', null, `Released ${hold.hold_id}`),
+      dl([
+        ['Objects released', 'objects_released', fmt.count(res.objects_released)],
+        ['Objects still held by other holds', 'objects_still_held', fmt.count(res.objects_still_held)],
+        ['Deletion requests resumed', 'resumed', resumed.length === 0 ? 'none' : resumed.map((j) => `${j.job_id} (${j.status})`).join(', ')],
+      ])));
+    after.reload();
   });
   return form;
 }
@@ -97,31 +89,22 @@ function createForm(ctx, created, reload) {
     scope.nodes,
     h('div', { class: 'form-row' }, h('label', { for: 'hold-reason' }, 'Reason (recorded)'), reason),
     h('div', { class: 'actions' }, submit));
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    clearAlerts();
-    submit.disabled = true;
-    try {
-      // lifecycle.HoldRequest: {Scope, Reason}; Go's JSON decoding matches
-      // the lower-case keys.
-      const res = await api.post('/api/v1/holds', { scope: scope.read(), reason: reason.value.trim() }, ctx.signal);
-      const hold = res.hold || {};
-      const applied = res.applied || {};
-      replace(created, h('div', { class: 'result', testid: 'hold-result' },
-        h('h3', null, `Hold ${hold.hold_id || ''} is in force`),
-        dl([
-          ['Scope', 'scope', scopeText(hold.scope)],
-          ['Objects held by the store', 'objects_held', fmt.count(applied.objects_held)],
-          ['Objects protected by Docket only (store without legal hold)', 'objects_not_enforced', fmt.count(applied.objects_not_enforced)],
-          ['Objects already gone', 'objects_missing', fmt.count(applied.objects_missing)],
-        ])));
-      form.reset();
-      reload();
-    } catch (err) {
-      fail(err);
-    } finally {
-      submit.disabled = false;
-    }
+  onSubmit(form, submit, async () => {
+    // lifecycle.HoldRequest: {Scope, Reason}; Go's JSON decoding matches
+    // the lower-case keys.
+    const res = await api.post('/api/v1/holds', { scope: scope.read(), reason: reason.value.trim() }, ctx.signal);
+    const hold = res.hold || {};
+    const applied = res.applied || {};
+    replace(created, h('div', { class: 'result', testid: 'hold-result' },
+      h('h3', null, `Hold ${hold.hold_id || ''} is in force`),
+      dl([
+        ['Scope', 'scope', scopeText(hold.scope)],
+        ['Objects held by the store', 'objects_held', fmt.count(applied.objects_held)],
+        ['Objects protected by Docket only (store without legal hold)', 'objects_not_enforced', fmt.count(applied.objects_not_enforced)],
+        ['Objects already gone', 'objects_missing', fmt.count(applied.objects_missing)],
+      ])));
+    form.reset();
+    reload();
   });
   return form;
 }
