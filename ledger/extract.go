@@ -51,6 +51,9 @@ var notCallOperations = map[string]bool{
 // an inference operation, an unknown operation that names a model, or a span
 // of an older instrumentation that carries only gen_ai.system and a model.
 func IsLLMCall(attrs pcommon.Map) bool {
+	if openInferenceOperation(attrs) != "" {
+		return true
+	}
 	hasModel := has(attrs, "gen_ai.request.model") || has(attrs, "gen_ai.response.model")
 	if op, ok := attrs.Get("gen_ai.operation.name"); ok {
 		name := op.AsString()
@@ -63,6 +66,22 @@ func IsLLMCall(attrs pcommon.Map) bool {
 		return hasModel
 	}
 	return has(attrs, "gen_ai.system") && (hasModel || has(attrs, "gen_ai.usage.input_tokens") || has(attrs, "gen_ai.usage.prompt_tokens"))
+}
+
+// openInferenceOperation is the GenAI operation of an OpenInference model
+// call span (openinference.span.kind LLM or EMBEDDING), or "".
+func openInferenceOperation(attrs pcommon.Map) string {
+	v, ok := attrs.Get("openinference.span.kind")
+	if !ok {
+		return ""
+	}
+	switch strings.ToUpper(v.AsString()) {
+	case "LLM":
+		return "chat"
+	case "EMBEDDING":
+		return "embeddings"
+	}
+	return ""
 }
 
 // Evidence category of a span that is not an LLM call, or "" if the span is
@@ -277,9 +296,9 @@ func (x *Extractor) Call(res pcommon.Resource, span ptrace.Span, ingestedAt time
 		ServiceName: b.service, SpanName: b.name, StartTime: b.start, EndTime: b.end,
 		DurationMS:    durationMS(b.start, b.end),
 		Operation:     is.str(attrs, "gen_ai.operation.name", maxIDLen),
-		Provider:      is.firstStr(attrs, maxIDLen, "gen_ai.provider.name", "gen_ai.system"),
-		RequestModel:  is.str(attrs, "gen_ai.request.model", maxIDLen),
-		ResponseModel: is.str(attrs, "gen_ai.response.model", maxIDLen),
+		Provider:      is.firstStr(attrs, maxIDLen, "gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system"),
+		RequestModel:  is.firstStr(attrs, maxIDLen, "gen_ai.request.model", "llm.model_name"),
+		ResponseModel: is.firstStr(attrs, maxIDLen, "gen_ai.response.model", "llm.model_name"),
 		ResponseID:    is.str(attrs, "gen_ai.response.id", maxIDLen),
 		FinishReasons: is.strList(attrs, "gen_ai.response.finish_reasons"),
 		Status:        statusOf(span.Status()),
@@ -298,15 +317,20 @@ func (x *Extractor) Call(res pcommon.Resource, span ptrace.Span, ingestedAt time
 	if c.Operation == "" && has(attrs, "gen_ai.system") {
 		c.Operation = is.str(attrs, "llm.request.type", maxIDLen)
 	}
+	if c.Operation == "" {
+		c.Operation = openInferenceOperation(attrs)
+	}
 	if ttft := is.float64Attr(attrs, "gen_ai.response.time_to_first_chunk"); ttft != nil {
 		ms := *ttft * 1000
 		c.TTFTMS = &ms
 	}
-	c.InputTokens = is.int64Attr(attrs, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
-	c.OutputTokens = is.int64Attr(attrs, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")
-	c.CacheReadTokens = is.int64Attr(attrs, "gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens")
-	c.CacheWriteTokens = is.int64Attr(attrs, "gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_creation_input_tokens")
-	c.ReasoningTokens = is.int64Attr(attrs, "gen_ai.usage.reasoning.output_tokens")
+	c.InputTokens = is.int64Attr(attrs, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt")
+	c.OutputTokens = is.int64Attr(attrs, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion")
+	c.CacheReadTokens = is.int64Attr(attrs, "gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens",
+		"llm.token_count.prompt_details.cache_read")
+	c.CacheWriteTokens = is.int64Attr(attrs, "gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_creation_input_tokens",
+		"llm.token_count.prompt_details.cache_write")
+	c.ReasoningTokens = is.int64Attr(attrs, "gen_ai.usage.reasoning.output_tokens", "llm.token_count.completion_details.reasoning")
 	c.RequestParams = requestParams(attrs, &is)
 	x.contentColumns(attrs, &c, &is)
 	c.Derive(x.Prices)
@@ -360,6 +384,8 @@ func requestParams(attrs pcommon.Map, is *issues) map[string]string {
 var contentKeys = []string{
 	"gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions",
 	"gen_ai.tool.definitions", "gen_ai.prompt", "gen_ai.completion",
+	// OpenInference.
+	"input.value", "output.value", "llm.input_messages", "llm.output_messages",
 }
 
 var contentPrefixes = func() []string {
@@ -381,10 +407,12 @@ const (
 )
 
 func (x *Extractor) contentColumns(attrs pcommon.Map, c *Call, is *issues) {
-	c.InputRef = is.str(attrs, AttrInputRef, maxIDLen)
-	c.OutputRef = is.str(attrs, AttrOutputRef, maxIDLen)
+	// OpenInference's keys, as the content processor references them,
+	// after the GenAI ones.
+	c.InputRef = is.firstStr(attrs, maxIDLen, AttrInputRef, "llm.input_messages_ref", "input.value_ref")
+	c.OutputRef = is.firstStr(attrs, maxIDLen, AttrOutputRef, "llm.output_messages_ref", "output.value_ref")
 	c.SystemInstructionsRef = is.str(attrs, AttrSystemInstructionsRef, maxIDLen)
-	c.ToolDefinitionsRef = is.str(attrs, AttrToolDefinitionsRef, maxIDLen)
+	c.ToolDefinitionsRef = is.firstStr(attrs, maxIDLen, AttrToolDefinitionsRef, "llm.tools_ref")
 	c.ContentStatus = is.str(attrs, AttrContentStatus, maxIDLen)
 	c.ContentBytes = is.int64Attr(attrs, AttrContentBytes)
 	if c.ContentStatus != "" {
@@ -393,9 +421,6 @@ func (x *Extractor) contentColumns(attrs pcommon.Map, c *Call, is *issues) {
 	c.ContentStatus = ContentNone
 	onSpan := false
 	attrs.Range(func(k string, _ pcommon.Value) bool {
-		if !strings.HasPrefix(k, "gen_ai.") {
-			return true
-		}
 		for i, ck := range contentKeys {
 			if k == ck || strings.HasPrefix(k, contentPrefixes[i]) {
 				onSpan = true

@@ -53,6 +53,10 @@ func TestIsLLMCall(t *testing.T) {
 		{"legacy system+model", map[string]any{"gen_ai.system": "openai", "gen_ai.request.model": "gpt-4"}, true},
 		{"legacy system only", map[string]any{"gen_ai.system": "openai"}, false},
 		{"db span", map[string]any{"db.system.name": "postgresql"}, false},
+		{"openinference llm", map[string]any{"openinference.span.kind": "LLM"}, true},
+		{"openinference embedding", map[string]any{"openinference.span.kind": "EMBEDDING"}, true},
+		{"openinference chain", map[string]any{"openinference.span.kind": "CHAIN", "llm.model_name": "x"}, false},
+		{"openinference retriever", map[string]any{"openinference.span.kind": "RETRIEVER"}, false},
 	}
 	for _, tc := range cases {
 		_, span := testSpan(tc.attrs)
@@ -227,4 +231,37 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestOpenInferenceCall: a span of the OpenInference conventions (Arize
+// Phoenix's instrumentations) is a call with its model, provider, usage and
+// the references the content processor left for its content.
+func TestOpenInferenceCall(t *testing.T) {
+	res, span := testSpan(map[string]any{
+		"openinference.span.kind": "LLM", "llm.model_name": "gpt-4o-mini-2024-07-18", "llm.provider": "openai",
+		"llm.token_count.prompt": 1000, "llm.token_count.completion": 200, "llm.token_count.prompt_details.cache_read": 100,
+		"llm.input_messages_ref": "docket-content://default/input.messages/aa", "output.value_ref": "docket-content://default/output.value/bb",
+		"llm.tools_ref": "docket-content://default/tool.definitions/cc", "docket.content.status": "stored",
+	})
+	c := testExtractor(t).Call(res, span, time.Now())
+	c.Derive(testExtractor(t).Prices)
+	if c.Operation != "chat" || c.Provider != "openai" || c.RequestModel != "gpt-4o-mini-2024-07-18" || c.ResponseModel != "gpt-4o-mini-2024-07-18" {
+		t.Fatalf("metadata: %+v", c)
+	}
+	if *c.InputTokens != 1000 || *c.OutputTokens != 200 || *c.CacheReadTokens != 100 || c.CacheWriteTokens != nil {
+		t.Fatalf("usage: %v %v %v %v", *c.InputTokens, *c.OutputTokens, *c.CacheReadTokens, c.CacheWriteTokens)
+	}
+	if c.InputRef != "docket-content://default/input.messages/aa" || c.OutputRef != "docket-content://default/output.value/bb" ||
+		c.ToolDefinitionsRef != "docket-content://default/tool.definitions/cc" {
+		t.Fatalf("refs: %q %q %q", c.InputRef, c.OutputRef, c.ToolDefinitionsRef)
+	}
+	if c.CostUSD == nil || c.CostStatus != "ok" {
+		t.Fatalf("cost: %v %s", c.CostUSD, c.CostStatus)
+	}
+	// Without the content processor, OpenInference content on the span is
+	// noticed (and never stored by the ledger).
+	res, span = testSpan(map[string]any{"openinference.span.kind": "LLM", "input.value": "what is my balance?"})
+	if c := testExtractor(t).Call(res, span, time.Now()); c.ContentStatus != ContentOnSpan {
+		t.Fatalf("content status %q, want %q", c.ContentStatus, ContentOnSpan)
+	}
 }

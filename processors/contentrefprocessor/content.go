@@ -3,6 +3,7 @@ package contentrefprocessor
 import (
 	"encoding/base64"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -27,12 +28,26 @@ var contentKeys = []contentKey{
 	{"gen_ai.tool.call.result", "tool.call.result"},
 	{"gen_ai.prompt", "prompt"},
 	{"gen_ai.completion", "completion"},
+	// OpenInference (Arize Phoenix and its instrumentations).
+	{"input.value", "input.value"},
+	{"output.value", "output.value"},
+	{"llm.input_messages", "input.messages"},
+	{"llm.output_messages", "output.messages"},
+	{"llm.prompts", "prompt"},
+	{"llm.prompt_template.template", "prompt_template"},
+	{"llm.prompt_template.variables", "prompt_template.variables"},
+	{"llm.tools", "tool.definitions"},
+	{"embedding.embeddings", "embeddings"},
 }
+
+// contentKeyPrefixes are the namespaces of contentKeys: most attributes
+// are in none of them and are passed over at once.
+var contentKeyPrefixes = []string{"gen_ai.", "input.", "output.", "llm.", "embedding."}
 
 // contentKeyIndex returns the index in contentKeys of the item an
 // attribute belongs to, or -1.
 func contentKeyIndex(attr string) int {
-	if !strings.HasPrefix(attr, "gen_ai.") {
+	if !slices.ContainsFunc(contentKeyPrefixes, func(p string) bool { return strings.HasPrefix(attr, p) }) {
 		return -1
 	}
 	for i, ck := range contentKeys {

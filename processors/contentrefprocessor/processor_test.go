@@ -198,6 +198,25 @@ func everyForm(tenant string) (ptrace.Traces, map[string][]string) {
 	s.Attributes().PutStr("gen_ai.tool.call.arguments", `{"phone":"`+next("tool")+`"}`)
 	s.Attributes().PutStr("gen_ai.tool.call.result", next("tool"))
 
+	s = newSpan(rs, "openinference")
+	a = s.Attributes()
+	a.PutStr("openinference.span.kind", "LLM")
+	a.PutStr("llm.model_name", "gpt-4o-mini")
+	a.PutStr("input.value", `{"question":"`+next("openinference")+`"}`)
+	a.PutStr("input.mime_type", "application/json")
+	a.PutStr("output.value", next("openinference"))
+	a.PutStr("llm.input_messages.0.message.role", "user")
+	a.PutStr("llm.input_messages.0.message.content", next("openinference"))
+	a.PutStr("llm.output_messages.0.message.content", next("openinference"))
+	a.PutStr("llm.prompt_template.variables", `{"name":"`+next("openinference")+`"}`)
+	a.PutStr("llm.tools.0.tool.json_schema", `{"description":"`+next("openinference")+`"}`)
+	a.PutInt("llm.token_count.prompt", 12)
+
+	s = newSpan(rs, "openinference embedding")
+	a = s.Attributes()
+	a.PutStr("openinference.span.kind", "EMBEDDING")
+	a.PutStr("embedding.embeddings.0.embedding.text", next("openinference embedding"))
+
 	s = newSpan(rs, "plain")
 	s.Attributes().PutStr("http.route", "/health")
 	return td, want
@@ -311,6 +330,18 @@ func TestEveryContentFormMovesToTheStore(t *testing.T) {
 	oll := spans["openllmetry"].Attributes()
 	if _, ok := oll.Get("gen_ai.prompt_ref"); !ok || oll.Len() != 6 {
 		t.Errorf("openllmetry span: %v", oll.AsRaw())
+	}
+	oi := spans["openinference"].Attributes()
+	for _, k := range []string{"input.value_ref", "output.value_ref", "llm.input_messages_ref", "llm.output_messages_ref",
+		"llm.prompt_template.variables_ref", "llm.tools_ref"} {
+		if _, ok := oi.Get(k); !ok {
+			t.Errorf("openinference span lacks %s: %v", k, oi.AsRaw())
+		}
+	}
+	for _, k := range []string{"input.mime_type", "llm.model_name", "llm.token_count.prompt", "openinference.span.kind"} {
+		if _, ok := oi.Get(k); !ok {
+			t.Errorf("openinference span lost its metadata %s", k)
+		}
 	}
 	evs := spans["events"].Events()
 	if v, _ := evs.At(2).Attributes().Get("gen_ai.response.id"); v.Str() != "resp-1" {
