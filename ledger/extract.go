@@ -3,6 +3,7 @@ package ledger
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -84,16 +85,81 @@ func openInferenceOperation(attrs pcommon.Map) string {
 	return ""
 }
 
+// maxInvocationParams bounds the JSON of llm.invocation_parameters read.
+const maxInvocationParams = 64 << 10
+
+// openInferenceParams fills the sampling columns the GenAI attributes left
+// empty from OpenInference's llm.invocation_parameters: a JSON object of
+// the parameters as the provider's API takes them.
+func openInferenceParams(attrs pcommon.Map, c *Call, is *issues) {
+	const key = "llm.invocation_parameters"
+	v, ok := attrs.Get(key)
+	if !ok {
+		return
+	}
+	raw := v.AsString()
+	if len(raw) > maxInvocationParams {
+		is.add("truncated", key)
+		return
+	}
+	var p struct {
+		Temperature         *float64        `json:"temperature"`
+		TopP                *float64        `json:"top_p"`
+		TopK                *float64        `json:"top_k"`
+		MaxTokens           *int64          `json:"max_tokens"`
+		MaxCompletionTokens *int64          `json:"max_completion_tokens"`
+		MaxOutputTokens     *int64          `json:"max_output_tokens"`
+		Seed                *int64          `json:"seed"`
+		Stop                json.RawMessage `json:"stop"`
+	}
+	if err := json.Unmarshal([]byte(raw), &p); err != nil {
+		is.add("invalid_json", key)
+		return
+	}
+	fill := func(dst **float64, v *float64) {
+		if *dst == nil && v != nil && !math.IsNaN(*v) && !math.IsInf(*v, 0) {
+			*dst = v
+		}
+	}
+	fill(&c.Temperature, p.Temperature)
+	fill(&c.TopP, p.TopP)
+	fill(&c.TopK, p.TopK)
+	for _, n := range []*int64{p.MaxTokens, p.MaxCompletionTokens, p.MaxOutputTokens} {
+		if c.MaxTokens == nil && n != nil {
+			c.MaxTokens = n
+		}
+	}
+	if c.Seed == nil {
+		c.Seed = p.Seed
+	}
+	if len(c.StopSequences) == 0 && len(p.Stop) > 0 {
+		var one string
+		var many []string
+		switch {
+		case json.Unmarshal(p.Stop, &one) == nil:
+			c.StopSequences = []string{is.clean(key+".stop", one, maxParamLen)}
+		case json.Unmarshal(p.Stop, &many) == nil:
+			for _, s := range many {
+				c.StopSequences = append(c.StopSequences, is.clean(key+".stop", s, maxParamLen))
+			}
+		}
+	}
+}
+
 // Evidence category of a span that is not an LLM call, or "" if the span is
 // not evidence.
 func evidenceCategory(attrs pcommon.Map) string {
-	if op, ok := attrs.Get("gen_ai.operation.name"); ok && op.AsString() == "retrieval" || has(attrs, "gen_ai.retrieval.documents") {
+	oiKind := ""
+	if v, ok := attrs.Get("openinference.span.kind"); ok {
+		oiKind = strings.ToUpper(v.AsString())
+	}
+	if op, ok := attrs.Get("gen_ai.operation.name"); ok && op.AsString() == "retrieval" || has(attrs, "gen_ai.retrieval.documents") || oiKind == "RETRIEVER" {
 		return "retrieval"
 	}
 	if has(attrs, "db.system.name") || has(attrs, "db.system") || has(attrs, "db.query.text") || has(attrs, "db.statement") {
 		return "db"
 	}
-	if has(attrs, "gen_ai.operation.name") {
+	if has(attrs, "gen_ai.operation.name") || oiKind != "" {
 		return "genai"
 	}
 	return ""
@@ -320,6 +386,7 @@ func (x *Extractor) Call(res pcommon.Resource, span ptrace.Span, ingestedAt time
 	if c.Operation == "" {
 		c.Operation = openInferenceOperation(attrs)
 	}
+	openInferenceParams(attrs, &c, &is)
 	if ttft := is.float64Attr(attrs, "gen_ai.response.time_to_first_chunk"); ttft != nil {
 		ms := *ttft * 1000
 		c.TTFTMS = &ms
@@ -500,7 +567,7 @@ func documents(attrs pcommon.Map, is *issues) []Document {
 	const key = "gen_ai.retrieval.documents"
 	v, ok := attrs.Get(key)
 	if !ok {
-		return []Document{}
+		return openInferenceDocuments(attrs, is)
 	}
 	var raw []map[string]any
 	switch v.Type() {
@@ -532,6 +599,69 @@ func documents(attrs pcommon.Map, is *issues) []Document {
 		out = append(out, d)
 	}
 	return out
+}
+
+// openInferenceDocuments reads OpenInference's flattened documents:
+// retrieval.documents.N.document.id, .score and .metadata (a JSON object
+// whose "version" is the document version). Their content is not read.
+func openInferenceDocuments(attrs pcommon.Map, is *issues) []Document {
+	const prefix = "retrieval.documents."
+	byIndex := map[int]*Document{}
+	for k, v := range attrs.All() {
+		rest, ok := strings.CutPrefix(k, prefix)
+		if !ok {
+			continue
+		}
+		idx, field, ok := strings.Cut(rest, ".document.")
+		n, err := strconv.Atoi(idx)
+		if !ok || err != nil || n < 0 {
+			continue
+		}
+		if byIndex[n] == nil {
+			if len(byIndex) == maxDocuments {
+				is.add("truncated", "retrieval.documents")
+				continue
+			}
+			byIndex[n] = &Document{}
+		}
+		d := byIndex[n]
+		switch field {
+		case "id":
+			d.ID = is.clean(k, v.AsString(), maxIDLen)
+		case "score":
+			if f, ok := finite(v); ok {
+				d.Score = &f
+			}
+		case "metadata":
+			var meta map[string]any
+			if json.Unmarshal([]byte(v.AsString()), &meta) == nil {
+				d.Version = is.clean(k, anyString(meta["version"]), maxIDLen)
+			}
+		}
+	}
+	idxs := make([]int, 0, len(byIndex))
+	for n := range byIndex {
+		idxs = append(idxs, n)
+	}
+	slices.Sort(idxs)
+	out := make([]Document, 0, len(idxs))
+	for _, n := range idxs {
+		out = append(out, *byIndex[n])
+	}
+	return out
+}
+
+func finite(v pcommon.Value) (float64, bool) {
+	var f float64
+	switch v.Type() {
+	case pcommon.ValueTypeDouble:
+		f = v.Double()
+	case pcommon.ValueTypeInt:
+		f = float64(v.Int())
+	default:
+		return 0, false
+	}
+	return f, !math.IsNaN(f) && !math.IsInf(f, 0)
 }
 
 func anyString(v any) string {

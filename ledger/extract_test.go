@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -242,6 +243,7 @@ func TestOpenInferenceCall(t *testing.T) {
 		"llm.token_count.prompt": 1000, "llm.token_count.completion": 200, "llm.token_count.prompt_details.cache_read": 100,
 		"llm.input_messages_ref": "docket-content://default/input.messages/aa", "output.value_ref": "docket-content://default/output.value/bb",
 		"llm.tools_ref": "docket-content://default/tool.definitions/cc", "docket.content.status": "stored",
+		"llm.invocation_parameters": `{"temperature":0.2,"max_completion_tokens":300,"seed":42,"stop":"END","stream":true}`,
 	})
 	c := testExtractor(t).Call(res, span, time.Now())
 	c.Derive(testExtractor(t).Prices)
@@ -258,10 +260,44 @@ func TestOpenInferenceCall(t *testing.T) {
 	if c.CostUSD == nil || c.CostStatus != "ok" {
 		t.Fatalf("cost: %v %s", c.CostUSD, c.CostStatus)
 	}
+	if *c.Temperature != 0.2 || *c.MaxTokens != 300 || *c.Seed != 42 || c.TopP != nil || strings.Join(c.StopSequences, ",") != "END" {
+		t.Fatalf("sampling from llm.invocation_parameters: %v %v %v %v %v", *c.Temperature, *c.MaxTokens, *c.Seed, c.TopP, c.StopSequences)
+	}
+	res, span = testSpan(map[string]any{"openinference.span.kind": "LLM", "llm.invocation_parameters": "{not json"})
+	if c := testExtractor(t).Call(res, span, time.Now()); c.Temperature != nil || !slices.Contains(c.AttributeIssues, "invalid_json:llm.invocation_parameters") {
+		t.Fatalf("malformed parameters: %v %v", c.Temperature, c.AttributeIssues)
+	}
 	// Without the content processor, OpenInference content on the span is
 	// noticed (and never stored by the ledger).
 	res, span = testSpan(map[string]any{"openinference.span.kind": "LLM", "input.value": "what is my balance?"})
 	if c := testExtractor(t).Call(res, span, time.Now()); c.ContentStatus != ContentOnSpan {
 		t.Fatalf("content status %q, want %q", c.ContentStatus, ContentOnSpan)
+	}
+}
+
+func TestOpenInferenceRetrieverIsEvidence(t *testing.T) {
+	res, span := testSpan(map[string]any{
+		"openinference.span.kind":                 "RETRIEVER",
+		"retrieval.documents.0.document.id":       "doc-3",
+		"retrieval.documents.0.document.score":    0.42,
+		"retrieval.documents.0.document.metadata": `{"version":"v2"}`,
+		"retrieval.documents.1.document.id":       "doc-12",
+		"retrieval.documents.1.document.content":  "never read",
+	})
+	if IsLLMCall(span.Attributes()) {
+		t.Fatal("a retriever span is a call")
+	}
+	e, ok := testExtractor(t).Evidence(res, span, time.Now())
+	if !ok || e.Category != "retrieval" || len(e.Documents) != 2 {
+		t.Fatalf("evidence: %v %+v", ok, e)
+	}
+	if d := e.Documents[0]; d.ID != "doc-3" || d.Version != "v2" || d.Score == nil || *d.Score != 0.42 {
+		t.Fatalf("first document: %+v", d)
+	}
+	if d := e.Documents[1]; d.ID != "doc-12" || d.Version != "" || d.Score != nil {
+		t.Fatalf("second document: %+v", d)
+	}
+	if _, span := testSpan(map[string]any{"openinference.span.kind": "CHAIN"}); evidenceCategory(span.Attributes()) != "genai" {
+		t.Fatal("an OpenInference chain span is not a GenAI step")
 	}
 }
