@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"testing"
+
+	"github.com/docketlabs/docket/ledger/decimal"
 )
 
 // FuzzCSVReader: any input ends in records or an error, never a panic or
@@ -81,8 +83,8 @@ func FuzzRowText(f *testing.F) {
 			}
 			return nil
 		})
-		var d decimalSum
-		d.add(in)
+		var d decimal.Sum
+		d.Add(in)
 		var tot totalsOf
 		tot.costStatus = map[string]uint64{}
 		tot.add(in)

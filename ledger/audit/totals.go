@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math/big"
-	"strings"
+
+	"github.com/docketlabs/docket/ledger/decimal"
 )
 
 // Totals sum the exported calls. Unknown is not zero: a sum over rows of
@@ -92,7 +92,7 @@ func (t *totalsOf) result() Totals {
 
 // sumOf sums one nullable numeric column exactly.
 type sumOf struct {
-	sum            decimalSum
+	sum            decimal.Sum
 	known, unknown uint64
 }
 
@@ -108,7 +108,7 @@ func (s *sumOf) add(value []byte, quoted bool) error {
 		}
 		value = value[1 : len(value)-1]
 	}
-	if err := s.sum.add(value); err != nil {
+	if err := s.sum.Add(value); err != nil {
 		return err
 	}
 	s.known++
@@ -123,94 +123,3 @@ func (s *sumOf) result() Sum {
 	return Sum{Total: total, KnownRows: s.known, UnknownRows: s.unknown}
 }
 
-// decimalSum is an exact sum of decimal numbers: value / 10^scale.
-type decimalSum struct {
-	value big.Int
-	scale int
-	tmp   big.Int
-}
-
-// maxDecimalLen bounds one number; the ledger's widest is Decimal(18, 12).
-const maxDecimalLen = 80
-
-var errNotDecimal = errors.New("not a decimal number")
-
-// add adds a decimal number such as "-12.0345" (no exponent).
-func (d *decimalSum) add(s []byte) error {
-	if len(s) == 0 || len(s) > maxDecimalLen {
-		return errNotDecimal
-	}
-	neg := s[0] == '-'
-	if neg {
-		s = s[1:]
-	}
-	intPart, frac, hasDot := bytes.Cut(s, []byte("."))
-	if len(intPart) == 0 || hasDot && len(frac) == 0 || !allDigits(intPart) || !allDigits(frac) {
-		return errNotDecimal
-	}
-	var mantissa uint64
-	digits := len(intPart) + len(frac)
-	if digits <= 19 {
-		for _, part := range [][]byte{intPart, frac} {
-			for _, c := range part {
-				mantissa = mantissa*10 + uint64(c-'0')
-			}
-		}
-		d.tmp.SetUint64(mantissa)
-	} else if _, ok := d.tmp.SetString(string(intPart)+string(frac), 10); !ok {
-		return errNotDecimal
-	}
-	if neg {
-		d.tmp.Neg(&d.tmp)
-	}
-	switch {
-	case len(frac) > d.scale:
-		d.value.Mul(&d.value, pow10(len(frac)-d.scale))
-		d.scale = len(frac)
-	case len(frac) < d.scale:
-		d.tmp.Mul(&d.tmp, pow10(d.scale-len(frac)))
-	}
-	d.value.Add(&d.value, &d.tmp)
-	return nil
-}
-
-func allDigits(b []byte) bool {
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-var pow10s [maxDecimalLen + 1]*big.Int
-
-func init() {
-	ten := big.NewInt(10)
-	pow10s[0] = big.NewInt(1)
-	for i := 1; i < len(pow10s); i++ {
-		pow10s[i] = new(big.Int).Mul(pow10s[i-1], ten)
-	}
-}
-
-func pow10(n int) *big.Int { return pow10s[n] }
-
-// String formats the sum exactly, without trailing fractional zeros.
-func (d *decimalSum) String() string {
-	digits := new(big.Int).Abs(&d.value).Text(10)
-	if d.scale > 0 {
-		if len(digits) <= d.scale {
-			digits = strings.Repeat("0", d.scale-len(digits)+1) + digits
-		}
-		cut := len(digits) - d.scale
-		frac := strings.TrimRight(digits[cut:], "0")
-		digits = digits[:cut]
-		if frac != "" {
-			digits += "." + frac
-		}
-	}
-	if d.value.Sign() < 0 {
-		return "-" + digits
-	}
-	return digits
-}

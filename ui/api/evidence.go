@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"fmt"
-	"math/big"
 	"net/http"
 	"slices"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/decimal"
 	"github.com/docketlabs/docket/ledger/lifecycle"
 	"github.com/docketlabs/docket/ledger/views"
 	"github.com/docketlabs/docket/replay"
@@ -270,23 +270,19 @@ func timeline(calls []ledger.Call, spans []ledger.EvidenceSpan) []TimelineSpan {
 
 func totals(calls []ledger.Call) Totals {
 	t := Totals{Calls: len(calls)}
-	var sum *big.Rat
+	var sum decimal.Sum
+	known := false
 	for _, c := range calls {
-		if c.CostUSD == nil {
-			t.CostUnknownCalls++
-		} else if v, ok := new(big.Rat).SetString(*c.CostUSD); ok {
-			if sum == nil {
-				sum = new(big.Rat)
-			}
-			sum.Add(sum, v)
+		if c.CostUSD != nil && sum.Add([]byte(*c.CostUSD)) == nil {
+			known = true
 		} else {
 			t.CostUnknownCalls++
 		}
 		t.InputTokens = addKnown(t.InputTokens, c.InputTokens)
 		t.OutputTokens = addKnown(t.OutputTokens, c.OutputTokens)
 	}
-	if sum != nil {
-		s := strings.TrimRight(strings.TrimRight(sum.FloatString(12), "0"), ".")
+	if known {
+		s := sum.String()
 		t.CostUSD = &s
 	}
 	t.Display = views.FormatCost(t.CostUSD, uint64(t.CostUnknownCalls))
