@@ -488,6 +488,10 @@ func (x *Extractor) contentColumns(attrs pcommon.Map, c *Call, is *issues) {
 	c.ContentStatus = ContentNone
 	onSpan := false
 	attrs.Range(func(k string, _ pcommon.Value) bool {
+		// Most attributes are in none of the content keys' namespaces.
+		if !strings.HasPrefix(k, "gen_ai.") && !strings.HasPrefix(k, "input.") && !strings.HasPrefix(k, "output.") && !strings.HasPrefix(k, "llm.") {
+			return true
+		}
 		for i, ck := range contentKeys {
 			if k == ck || strings.HasPrefix(k, contentPrefixes[i]) {
 				onSpan = true

@@ -65,7 +65,9 @@ func (r *rows) MergeSplit(_ context.Context, maxSize int, szt exporterhelper.Req
 		r.callKeys = append(r.callKeys, o.callKeys...)
 		r.evidence = append(r.evidence, o.evidence...)
 	}
-	if maxSize <= 0 {
+	if maxSize <= 0 || r.size(size) <= maxSize {
+		// Batching merges request after request into one; copying it all
+		// again at every merge would be quadratic.
 		return []xexporterhelper.Request{r}, nil
 	}
 	var out []xexporterhelper.Request
@@ -102,6 +104,16 @@ func (r *rows) MergeSplit(_ context.Context, maxSize int, szt exporterhelper.Req
 		out = append(out, cur)
 	}
 	return out, nil
+}
+
+// size is the batch's size under the sizer's measure of one row.
+func (r *rows) size(of func(call bool, n int) int) int {
+	total, start := 0, 0
+	for _, end := range r.callEnds {
+		total += of(true, end-start)
+		start = end
+	}
+	return total + len(r.evidence)*of(false, 0)
 }
 
 // rowsEncoding is how the persistent queue stores a batch. Version 1:
