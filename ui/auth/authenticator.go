@@ -86,6 +86,9 @@ func New(cfg Config) (*Authenticator, string, error) {
 	var oneTime string
 	switch cfg.Mode {
 	case ModeBuiltin:
+		// Ready before the first sign-in, so an unknown name takes no
+		// longer than a known one from the start.
+		go dummyHash()
 		users, password, err := OpenUsers(cfg.UsersFile)
 		if err != nil {
 			return nil, "", err

@@ -44,20 +44,21 @@ type Users struct {
 	// stamp is the file's state when last read or written; a different
 	// one means another process (`docket ui users`) changed it.
 	stamp fileStamp
-	// dummy is verified against unknown names so that a missing user
-	// costs as much time as a wrong password.
-	dummy string
 }
+
+// dummyHash is verified against unknown names so that a missing user
+// costs as much time as a wrong password. One per process: it is an
+// Argon2id run, which tools that only add a user need not pay.
+var dummyHash = sync.OnceValue(func() string {
+	h, _ := HashPassword(GeneratePassword())
+	return h
+})
 
 // OpenUsers loads path. If the file does not exist it is created with one
 // admin account named admin and a generated password, which is returned
 // once (it must be changed at first sign-in); otherwise the password is "".
 func OpenUsers(path string) (*Users, string, error) {
-	dummy, err := HashPassword(GeneratePassword())
-	if err != nil {
-		return nil, "", err
-	}
-	u := &Users{path: path, users: map[string]User{}, dummy: dummy}
+	u := &Users{path: path, users: map[string]User{}}
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -138,7 +139,7 @@ func (u *Users) Authenticate(name, password string) (User, error) {
 	}
 	hash := usr.PasswordHash
 	if !ok {
-		hash = u.dummy
+		hash = dummyHash()
 	}
 	match, err := VerifyPassword(hash, password)
 	if err != nil {
