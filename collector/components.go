@@ -5,6 +5,7 @@ package collector
 import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/loadbalancingexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/healthcheckextension"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/pprofextension"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/attributesprocessor"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/filterprocessor"
@@ -78,6 +79,7 @@ func Components() (otelcol.Factories, error) {
 		contentstoreextension.NewFactory(),
 		filestorage.NewFactory(),
 		healthcheckextension.NewFactory(),
+		pprofextension.NewFactory(),
 	); err != nil {
 		return f, err
 	}
