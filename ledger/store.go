@@ -86,13 +86,14 @@ func (s *Store) InsertCalls(ctx context.Context, calls []Call) error {
 	return s.insert(ctx, "insert_llm_calls", "RowBinary", keys, func(b []byte) ([]byte, error) { return EncodeCalls(b, calls) })
 }
 
-// InsertCallRows writes call rows encoded by EncodeCalls, whose keys
-// (CallKey) are given, idempotently like InsertCalls.
-func (s *Store) InsertCallRows(ctx context.Context, rows []byte, keys []string) error {
+// InsertCallRows writes call rows encoded by EncodeCalls, in chunks of
+// whole rows, whose keys (CallKey) are given in order, idempotently like
+// InsertCalls.
+func (s *Store) InsertCallRows(ctx context.Context, chunks [][]byte, keys []string) error {
 	if len(keys) == 0 {
 		return nil
 	}
-	return s.insert(ctx, "insert_llm_calls", "RowBinary", keys, func(b []byte) ([]byte, error) { return append(b, rows...), nil })
+	return s.insertRows(ctx, "insert_llm_calls", "RowBinary", keys, chunks...)
 }
 
 // CallKey is a call's row key: (tenant, trace_id, span_id).
@@ -121,10 +122,6 @@ func (s *Store) InsertEvidence(ctx context.Context, spans []EvidenceSpan) error 
 
 // insert runs the named INSERT with the rows encode appends, in format.
 func (s *Store) insert(ctx context.Context, name, format string, keys []string, encode func([]byte) ([]byte, error)) error {
-	query, err := engine.Bind(queries.MustGet(name), map[string]any{"token": dedupToken(keys)})
-	if err != nil {
-		return err
-	}
 	buf := insertBuffers.Get().(*[]byte)
 	defer insertBuffers.Put(buf)
 	// One allocation for the rows: they encode to a few hundred bytes each.
@@ -133,7 +130,17 @@ func (s *Store) insert(ctx context.Context, name, format string, keys []string, 
 		return fmt.Errorf("ledger: encode rows: %w", err)
 	}
 	*buf = b
-	if err := s.eng.Insert(ctx, query, format, b); err != nil {
+	return s.insertRows(ctx, name, format, keys, b)
+}
+
+// insertRows runs the named INSERT with data, whose rows have keys, under a
+// dedup token made of the keys.
+func (s *Store) insertRows(ctx context.Context, name, format string, keys []string, data ...[]byte) error {
+	query, err := engine.Bind(queries.MustGet(name), map[string]any{"token": dedupToken(keys)})
+	if err != nil {
+		return err
+	}
+	if err := s.eng.Insert(ctx, query, format, data...); err != nil {
 		return fmt.Errorf("ledger: insert %d rows (%s): %w", len(keys), name, err)
 	}
 	return nil

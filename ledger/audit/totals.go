@@ -122,4 +122,3 @@ func (s *sumOf) result() Sum {
 	}
 	return Sum{Total: total, KnownRows: s.known, UnknownRows: s.unknown}
 }
-

@@ -84,7 +84,7 @@ func (e *Engine) Exec(ctx context.Context, query string) error {
 }
 
 // Insert implements engine.Engine.
-func (e *Engine) Insert(ctx context.Context, query, format string, data []byte) error {
+func (e *Engine) Insert(ctx context.Context, query, format string, data ...[]byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -69,6 +69,35 @@ func TestExecQueryAndSharing(t *testing.T) {
 		t.Fatalf("got %d rows, %d nulls; want 200000, 100000", n, nulls)
 	}
 
+	// Rows given in chunks arrive as one insert, in order; empty chunks
+	// are skipped.
+	if err := e.Exec(ctx, "CREATE TABLE chunks (i UInt32, s String) ENGINE = MergeTree ORDER BY i"); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	var chunks [][]byte
+	for c := range 3 {
+		var chunk []byte
+		for i := c * 1000; i < (c+1)*1000; i++ {
+			chunk = fmt.Appendf(chunk, "{\"i\":%d,\"s\":\"row %d\"}\n", i, i)
+			want = append(want, fmt.Sprintf(`{"i":%d,"s":"row %d"}`, i, i))
+		}
+		chunks = append(chunks, chunk, nil)
+	}
+	if err := e.Insert(ctx, "INSERT INTO chunks", "JSONEachRow", chunks...); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if err := e.QueryJSON(ctx, "SELECT i, s FROM chunks ORDER BY i", func(row []byte) error { got = append(got, string(row)); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("chunked insert: %d rows back of %d", len(got), len(want))
+	}
+	if err := e.Insert(ctx, "INSERT INTO chunks", "JSONEachRow", nil, nil); err == nil {
+		t.Fatal("an insert of no rows was accepted")
+	}
+
 	if err := e.Exec(ctx, "SELECT * FROM no_such_table"); err == nil || !strings.Contains(err.Error(), "no_such_table") {
 		t.Fatalf("bad query: got %v", err)
 	}

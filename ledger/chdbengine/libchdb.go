@@ -140,8 +140,12 @@ func (c *conn) exec(query string) error {
 // insert streams rows into an INSERT statement through the library's
 // streaming-insert API. Rows inline in the query text are not binary-safe
 // there: an empty line ("\n\n") ends inline data.
-func (c *conn) insert(query, format string, data []byte) error {
-	if query == "" || format == "" || len(data) == 0 {
+func (c *conn) insert(query, format string, data [][]byte) error {
+	empty := true
+	for _, chunk := range data {
+		empty = empty && len(chunk) == 0
+	}
+	if query == "" || format == "" || empty {
 		return errors.New("chdbengine: insert needs a statement, a format and rows")
 	}
 	s := lib.insertN(c.c.internal, unsafe.StringData(query), uintptr(len(query)), unsafe.StringData(format), uintptr(len(format)))
@@ -152,10 +156,15 @@ func (c *conn) insert(query, format string, data []byte) error {
 	if msg := lib.insertError(s); msg != "" {
 		return errors.New(msg)
 	}
-	if lib.insertAppend(s, &data[0], uintptr(len(data))) != 0 {
-		msg := lib.insertError(s)
-		lib.insertCancel(s)
-		return fmt.Errorf("append rows: %s", msg)
+	for _, chunk := range data {
+		if len(chunk) == 0 {
+			continue
+		}
+		if lib.insertAppend(s, &chunk[0], uintptr(len(chunk))) != 0 {
+			msg := lib.insertError(s)
+			lib.insertCancel(s)
+			return fmt.Errorf("append rows: %s", msg)
+		}
 	}
 	r := lib.insertDone(s)
 	if r == nil {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
@@ -55,8 +56,16 @@ func (e *Engine) Exec(ctx context.Context, query string) error {
 
 // Insert implements engine.Engine with the rows inline after FORMAT, which
 // the server reads from the query (native protocol).
-func (e *Engine) Insert(ctx context.Context, query, format string, data []byte) error {
-	return e.Exec(ctx, query+" FORMAT "+format+"\n"+string(data))
+func (e *Engine) Insert(ctx context.Context, query, format string, data ...[]byte) error {
+	var b strings.Builder
+	b.WriteString(query)
+	b.WriteString(" FORMAT ")
+	b.WriteString(format)
+	b.WriteByte('\n')
+	for _, chunk := range data {
+		b.Write(chunk)
+	}
+	return e.Exec(ctx, b.String())
 }
 
 // QueryJSON implements engine.Engine.

@@ -16,9 +16,11 @@ type Engine interface {
 	// Exec runs a statement that returns no rows.
 	Exec(ctx context.Context, query string) error
 	// Insert runs an INSERT statement (without FORMAT clause) whose rows,
-	// in format, are data. Binary formats are safe: the rows are not
+	// in format, are the chunks of data one after another; each chunk holds
+	// whole rows, so batches merged from several sources go in without
+	// being copied together. Binary formats are safe: the rows are not
 	// parsed as part of the query text.
-	Insert(ctx context.Context, query, format string, data []byte) error
+	Insert(ctx context.Context, query, format string, data ...[]byte) error
 	// QueryJSON runs a SELECT and calls fn with each row as one JSON object.
 	// The slice is only valid during the call.
 	QueryJSON(ctx context.Context, query string, fn func(row []byte) error) error

@@ -122,6 +122,7 @@ func (e *ledgerExporter) shutdown(context.Context) error {
 func (e *ledgerExporter) convert(ctx context.Context, td ptrace.Traces) (xexporterhelper.Request, error) {
 	now := time.Now().UTC()
 	r := &rows{}
+	var seg segment
 	var call ledger.Call
 	for i := 0; i < td.ResourceSpans().Len(); i++ {
 		rs := td.ResourceSpans().At(i)
@@ -137,19 +138,22 @@ func (e *ledgerExporter) convert(ctx context.Context, td ptrace.Traces) (xexport
 				}
 				call = e.extractor.Call(rs.Resource(), span, now)
 				var err error
-				if r.calls, err = ledger.EncodeCalls(r.calls, []ledger.Call{call}); err != nil {
+				if seg.calls, err = ledger.EncodeCalls(seg.calls, []ledger.Call{call}); err != nil {
 					// Only an impossible cost value gets here; refusing
 					// the batch makes the sender see it, loudly.
 					e.fail(ctx, err)
 					return nil, consumererror.NewPermanent(fmt.Errorf("ledger: encode call %s: %w", call.SpanID, err))
 				}
-				r.callEnds = append(r.callEnds, len(r.calls))
-				r.callKeys = append(r.callKeys, ledger.CallKey(&call))
+				seg.ends = append(seg.ends, len(seg.calls))
+				seg.keys = append(seg.keys, ledger.CallKey(&call))
 				if call.CostUSD == nil {
 					e.costUnknown.Add(ctx, 1, metric.WithAttributes(costStatusAttr(call.CostStatus)))
 				}
 			}
 		}
+	}
+	if len(seg.keys) > 0 {
+		r.segs = []segment{seg}
 	}
 	return r, nil
 }
@@ -174,7 +178,8 @@ func (e *ledgerExporter) push(ctx context.Context, req xexporterhelper.Request) 
 		e.fail(ctx, err)
 		return err
 	}
-	if err := store.InsertCallRows(ctx, r.calls, r.callKeys); err != nil {
+	chunks, keys := r.chunks()
+	if err := store.InsertCallRows(ctx, chunks, keys); err != nil {
 		e.fail(ctx, err)
 		return err
 	}
@@ -183,7 +188,7 @@ func (e *ledgerExporter) push(ctx context.Context, req xexporterhelper.Request) 
 		return err
 	}
 	e.outage.success()
-	e.calls.Add(ctx, int64(len(r.callKeys)))
+	e.calls.Add(ctx, int64(len(keys)))
 	e.evidence.Add(ctx, int64(len(r.evidence)))
 	return nil
 }

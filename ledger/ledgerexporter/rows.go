@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
+	"github.com/klauspost/compress/s2"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.opentelemetry.io/collector/exporter/exporterhelper/xexporterhelper"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -20,35 +22,80 @@ import (
 // fraction of the spans they come from, so queueing costs little more than
 // writing them down; the insert sends the call rows as they are.
 type rows struct {
-	calls    []byte   // RowBinary call rows, back to back
-	callEnds []int    // end offset of each call row in calls
-	callKeys []string // ledger.CallKey of each call row
+	// segs keeps call rows in the pieces they arrived in: merging batches
+	// appends pieces, and the insert passes them to the engine as chunks,
+	// so no row is copied between arrival and insert.
+	segs     []segment
 	evidence []ledger.EvidenceSpan
+}
+
+// segment is call rows encoded together.
+type segment struct {
+	calls []byte   // RowBinary call rows, back to back
+	ends  []int    // end offset of each row in calls
+	keys  []string // ledger.CallKey of each row
+}
+
+// piece is rows [from, to) of s.
+func (s segment) piece(from, to int) segment {
+	lo := 0
+	if from > 0 {
+		lo = s.ends[from-1]
+	}
+	ends := s.ends[from:to]
+	if lo > 0 {
+		ends = make([]int, to-from)
+		for i, end := range s.ends[from:to] {
+			ends[i] = end - lo
+		}
+	}
+	return segment{calls: s.calls[lo:s.ends[to-1]], ends: ends, keys: s.keys[from:to]}
 }
 
 var _ xexporterhelper.Request = (*rows)(nil)
 
-func (r *rows) ItemsCount() int { return len(r.callKeys) + len(r.evidence) }
+func (r *rows) calls() int {
+	n := 0
+	for _, s := range r.segs {
+		n += len(s.keys)
+	}
+	return n
+}
+
+func (r *rows) ItemsCount() int { return r.calls() + len(r.evidence) }
 
 // evidenceRowBytes estimates an evidence row for the bytes sizer.
 const evidenceRowBytes = 512
 
-func (r *rows) BytesSize() int { return len(r.calls) + len(r.evidence)*evidenceRowBytes }
+func (r *rows) BytesSize() int {
+	n := len(r.evidence) * evidenceRowBytes
+	for _, s := range r.segs {
+		n += len(s.calls)
+	}
+	return n
+}
+
+// chunks are the call rows as the engine takes them, with their keys.
+func (r *rows) chunks() ([][]byte, []string) {
+	chunks := make([][]byte, 0, len(r.segs))
+	keys := make([]string, 0, r.calls())
+	for _, s := range r.segs {
+		chunks = append(chunks, s.calls)
+		keys = append(keys, s.keys...)
+	}
+	return chunks, keys
+}
 
 // MergeSplit appends other's rows to r and cuts the result into requests
 // of at most maxSize items (or bytes), the last one the smallest.
 func (r *rows) MergeSplit(_ context.Context, maxSize int, szt exporterhelper.RequestSizerType, other xexporterhelper.Request) ([]xexporterhelper.Request, error) {
-	var size func(call bool, n int) int
+	var callSize func(n int) int
+	var evidenceSize, total int
 	switch szt {
 	case exporterhelper.RequestSizerTypeItems:
-		size = func(bool, int) int { return 1 }
+		callSize, evidenceSize = func(int) int { return 1 }, 1
 	case exporterhelper.RequestSizerTypeBytes:
-		size = func(call bool, n int) int {
-			if call {
-				return n
-			}
-			return evidenceRowBytes
-		}
+		callSize, evidenceSize = func(n int) int { return n }, evidenceRowBytes
 	default:
 		return nil, fmt.Errorf("ledger: queue sizer %v is not supported; use items or bytes", szt)
 	}
@@ -57,17 +104,15 @@ func (r *rows) MergeSplit(_ context.Context, maxSize int, szt exporterhelper.Req
 		if !ok {
 			return nil, errors.New("ledger: cannot merge a foreign request")
 		}
-		base := len(r.calls)
-		r.calls = append(r.calls, o.calls...)
-		for _, end := range o.callEnds {
-			r.callEnds = append(r.callEnds, base+end)
-		}
-		r.callKeys = append(r.callKeys, o.callKeys...)
+		r.segs = append(r.segs, o.segs...)
 		r.evidence = append(r.evidence, o.evidence...)
 	}
-	if maxSize <= 0 || r.size(size) <= maxSize {
-		// Batching merges request after request into one; copying it all
-		// again at every merge would be quadratic.
+	if szt == exporterhelper.RequestSizerTypeItems {
+		total = r.ItemsCount()
+	} else {
+		total = r.BytesSize()
+	}
+	if maxSize <= 0 || total <= maxSize {
 		return []xexporterhelper.Request{r}, nil
 	}
 	var out []xexporterhelper.Request
@@ -76,29 +121,33 @@ func (r *rows) MergeSplit(_ context.Context, maxSize int, szt exporterhelper.Req
 		out = append(out, cur)
 		cur, used = &rows{}, 0
 	}
-	start := 0
-	for i, end := range r.callEnds {
-		n := size(true, end-start)
-		if n > maxSize {
-			return nil, fmt.Errorf("ledger: one call row (%d bytes) is larger than the batch limit %d", end-start, maxSize)
+	for _, s := range r.segs {
+		from, start := 0, 0
+		for i, end := range s.ends {
+			n := callSize(end - start)
+			if n > maxSize {
+				return nil, fmt.Errorf("ledger: one call row (%d bytes) is larger than the batch limit %d", end-start, maxSize)
+			}
+			if used+n > maxSize {
+				if i > from {
+					cur.segs = append(cur.segs, s.piece(from, i))
+				}
+				flush()
+				from = i
+			}
+			used += n
+			start = end
 		}
-		if used+n > maxSize {
-			flush()
+		if len(s.ends) > from {
+			cur.segs = append(cur.segs, s.piece(from, len(s.ends)))
 		}
-		base := len(cur.calls)
-		cur.calls = append(cur.calls, r.calls[start:end]...)
-		cur.callEnds = append(cur.callEnds, base+end-start)
-		cur.callKeys = append(cur.callKeys, r.callKeys[i])
-		used += n
-		start = end
 	}
 	for _, e := range r.evidence {
-		n := size(false, 0)
-		if used+n > maxSize {
+		if used+evidenceSize > maxSize {
 			flush()
 		}
 		cur.evidence = append(cur.evidence, e)
-		used += n
+		used += evidenceSize
 	}
 	if cur.ItemsCount() > 0 || len(out) == 0 {
 		out = append(out, cur)
@@ -106,19 +155,12 @@ func (r *rows) MergeSplit(_ context.Context, maxSize int, szt exporterhelper.Req
 	return out, nil
 }
 
-// size is the batch's size under the sizer's measure of one row.
-func (r *rows) size(of func(call bool, n int) int) int {
-	total, start := 0, 0
-	for _, end := range r.callEnds {
-		total += of(true, end-start)
-		start = end
-	}
-	return total + len(r.evidence)*of(false, 0)
-}
-
-// rowsEncoding is how the persistent queue stores a batch. Version 1:
-// uvarint fields; call rows and keys as length-prefixed bytes; evidence
-// rows as JSON.
+// rowsEncoding is how the persistent queue stores a batch: a version byte,
+// then the body. The body is uvarint fields: the call count, each call row
+// and its key as length-prefixed bytes, then the evidence rows as one
+// length-prefixed JSON array. Version 1 stores the body as it is; version 2
+// compresses it with S2, because the queue's cost grows with the bytes it
+// writes and rows of one service repeat most of their bytes.
 type rowsEncoding struct {
 	// legacy converts spans that an earlier version queued (OTLP protobuf,
 	// with or without the request envelope) into rows, so an upgrade with
@@ -126,27 +168,56 @@ type rowsEncoding struct {
 	legacy func(context.Context, ptrace.Traces) (xexporterhelper.Request, error)
 }
 
-const rowsEncodingVersion = 1
+// Protobuf never starts with field 0, so a first byte of 1 or 2 is ours.
+const (
+	rowsPlain = 1
+	rowsS2    = 2
+)
+
+// maxBatchBytes bounds a decompressed batch, so a damaged length in a queue
+// file cannot make the collector allocate without limit.
+const maxBatchBytes = 1 << 30
+
+// bodyBuffers keeps the uncompressed bodies between batches.
+var bodyBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 func (rowsEncoding) Marshal(_ context.Context, req xexporterhelper.Request) ([]byte, error) {
 	r, ok := req.(*rows)
 	if !ok {
 		return nil, errors.New("ledger: queue: not a ledger batch")
 	}
+	buf := bodyBuffers.Get().(*[]byte)
+	defer bodyBuffers.Put(buf)
+	body, err := appendBody((*buf)[:0], r)
+	if err != nil {
+		return nil, err
+	}
+	*buf = body
+	scratch := bodyBuffers.Get().(*[]byte)
+	defer bodyBuffers.Put(scratch)
+	if need := s2.MaxEncodedLen(len(body)); cap(*scratch) < need {
+		*scratch = make([]byte, need)
+	}
+	packed := s2.Encode((*scratch)[:cap(*scratch)], body)
+	return append(append(make([]byte, 0, 1+len(packed)), rowsS2), packed...), nil
+}
+
+// appendBody appends the version-1 body of r to b.
+func appendBody(b []byte, r *rows) ([]byte, error) {
 	ev, err := json.Marshal(r.evidence)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: queue: encode evidence: %w", err)
 	}
-	b := make([]byte, 0, 16+len(r.calls)+len(r.callKeys)*80+len(ev))
-	b = append(b, rowsEncodingVersion)
-	b = binary.AppendUvarint(b, uint64(len(r.callKeys)))
-	start := 0
-	for i, end := range r.callEnds {
-		b = binary.AppendUvarint(b, uint64(end-start))
-		b = append(b, r.calls[start:end]...)
-		b = binary.AppendUvarint(b, uint64(len(r.callKeys[i])))
-		b = append(b, r.callKeys[i]...)
-		start = end
+	b = binary.AppendUvarint(b, uint64(r.calls()))
+	for _, s := range r.segs {
+		start := 0
+		for i, end := range s.ends {
+			b = binary.AppendUvarint(b, uint64(end-start))
+			b = append(b, s.calls[start:end]...)
+			b = binary.AppendUvarint(b, uint64(len(s.keys[i])))
+			b = append(b, s.keys[i]...)
+			start = end
+		}
 	}
 	b = binary.AppendUvarint(b, uint64(len(ev)))
 	return append(b, ev...), nil
@@ -155,15 +226,36 @@ func (rowsEncoding) Marshal(_ context.Context, req xexporterhelper.Request) ([]b
 var errCorrupt = errors.New("ledger: queue: corrupt batch")
 
 func (enc rowsEncoding) Unmarshal(b []byte) (context.Context, xexporterhelper.Request, error) {
-	ctx := context.Background()
 	if len(b) == 0 {
-		return ctx, nil, errCorrupt
+		return context.Background(), nil, errCorrupt
 	}
-	// Protobuf never starts with field 0, so a first byte of 1 is ours.
-	if b[0] != rowsEncodingVersion {
+	switch b[0] {
+	case rowsPlain:
+		r, err := decodeBody(b[1:])
+		return context.Background(), r, err
+	case rowsS2:
+		n, err := s2.DecodedLen(b[1:])
+		if err != nil || n > maxBatchBytes {
+			return context.Background(), nil, errCorrupt
+		}
+		buf := bodyBuffers.Get().(*[]byte)
+		defer bodyBuffers.Put(buf)
+		if cap(*buf) < n {
+			*buf = make([]byte, n)
+		}
+		body, err := s2.Decode((*buf)[:cap(*buf)], b[1:])
+		if err != nil {
+			return context.Background(), nil, fmt.Errorf("%w: %v", errCorrupt, err)
+		}
+		r, err := decodeBody(body)
+		return context.Background(), r, err
+	default:
 		return enc.unmarshalSpans(b)
 	}
-	b = b[1:]
+}
+
+// decodeBody decodes a version-1 body; the rows do not share its memory.
+func decodeBody(b []byte) (*rows, error) {
 	next := func() ([]byte, bool) {
 		n, k := binary.Uvarint(b)
 		if k <= 0 || n > uint64(len(b)-k) {
@@ -175,31 +267,36 @@ func (enc rowsEncoding) Unmarshal(b []byte) (context.Context, xexporterhelper.Re
 	}
 	count, k := binary.Uvarint(b)
 	if k <= 0 || count > uint64(len(b)) {
-		return ctx, nil, errCorrupt
+		return nil, errCorrupt
 	}
 	b = b[k:]
-	r := &rows{callEnds: make([]int, 0, count), callKeys: make([]string, 0, count)}
+	// The rows take less room than the batch they come in.
+	seg := segment{calls: make([]byte, 0, len(b)), ends: make([]int, 0, count), keys: make([]string, 0, count)}
 	for range count {
 		row, ok := next()
 		if !ok {
-			return ctx, nil, errCorrupt
+			return nil, errCorrupt
 		}
 		key, ok := next()
 		if !ok {
-			return ctx, nil, errCorrupt
+			return nil, errCorrupt
 		}
-		r.calls = append(r.calls, row...)
-		r.callEnds = append(r.callEnds, len(r.calls))
-		r.callKeys = append(r.callKeys, string(key))
+		seg.calls = append(seg.calls, row...)
+		seg.ends = append(seg.ends, len(seg.calls))
+		seg.keys = append(seg.keys, string(key))
+	}
+	r := &rows{}
+	if count > 0 {
+		r.segs = []segment{seg}
 	}
 	ev, ok := next()
 	if !ok || len(b) != 0 {
-		return ctx, nil, errCorrupt
+		return nil, errCorrupt
 	}
 	if err := json.Unmarshal(ev, &r.evidence); err != nil {
-		return ctx, nil, fmt.Errorf("%w: evidence: %v", errCorrupt, err)
+		return nil, fmt.Errorf("%w: evidence: %v", errCorrupt, err)
 	}
-	return ctx, r, nil
+	return r, nil
 }
 
 func (enc rowsEncoding) unmarshalSpans(b []byte) (context.Context, xexporterhelper.Request, error) {

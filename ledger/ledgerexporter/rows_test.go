@@ -1,7 +1,6 @@
 package ledgerexporter
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"testing"
@@ -21,17 +20,21 @@ import (
 func testRows(t testing.TB, calls, evidence int, prefix string) *rows {
 	t.Helper()
 	r := &rows{}
+	var seg segment
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	for i := range calls {
 		c := ledger.Call{Tenant: "acme", TraceID: fmt.Sprintf("%032x", i+1), SpanID: fmt.Sprintf("%s%015x", prefix, i), StartTime: now,
 			EndTime: now, Operation: "chat", ResponseModel: "m", FinishReasons: []string{}, StopSequences: []string{},
 			RequestParams: map[string]string{"k": fmt.Sprint(i)}, AttributeIssues: []string{}, IngestedAt: now}
 		var err error
-		if r.calls, err = ledger.EncodeCalls(r.calls, []ledger.Call{c}); err != nil {
+		if seg.calls, err = ledger.EncodeCalls(seg.calls, []ledger.Call{c}); err != nil {
 			t.Fatal(err)
 		}
-		r.callEnds = append(r.callEnds, len(r.calls))
-		r.callKeys = append(r.callKeys, ledger.CallKey(&c))
+		seg.ends = append(seg.ends, len(seg.calls))
+		seg.keys = append(seg.keys, ledger.CallKey(&c))
+	}
+	if calls > 0 {
+		r.segs = []segment{seg}
 	}
 	for i := range evidence {
 		r.evidence = append(r.evidence, ledger.EvidenceSpan{Tenant: "acme", TraceID: fmt.Sprintf("%032x", i+1),
@@ -45,13 +48,15 @@ func flatten(t *testing.T, reqs []xexporterhelper.Request) []string {
 	var out []string
 	for _, q := range reqs {
 		r := q.(*rows)
-		start := 0
-		for i, end := range r.callEnds {
-			out = append(out, r.callKeys[i]+"="+fmt.Sprintf("%x", r.calls[start:end]))
-			start = end
-		}
-		if start != len(r.calls) || len(r.callKeys) != len(r.callEnds) {
-			t.Fatalf("inconsistent batch: %d bytes, ends at %d, %d keys", len(r.calls), start, len(r.callKeys))
+		for _, seg := range r.segs {
+			start := 0
+			for i, end := range seg.ends {
+				out = append(out, seg.keys[i]+"="+fmt.Sprintf("%x", seg.calls[start:end]))
+				start = end
+			}
+			if start != len(seg.calls) || len(seg.keys) != len(seg.ends) {
+				t.Fatalf("inconsistent segment: %d bytes, ends at %d, %d keys", len(seg.calls), start, len(seg.keys))
+			}
 		}
 		for _, e := range r.evidence {
 			out = append(out, "evidence "+e.SpanID)
@@ -82,7 +87,7 @@ func TestMergeSplitKeepsEveryRowOnce(t *testing.T) {
 	// Bytes: no batch over the limit; a row larger than the limit is an
 	// error, not a silent drop.
 	one := testRows(t, 10, 0, "c")
-	limit := one.callEnds[2] + 1 // about two rows
+	limit := one.segs[0].ends[2] + 1 // about two rows
 	byBytes, err := testRows(t, 10, 0, "c").MergeSplit(context.Background(), limit, exporterhelper.RequestSizerTypeBytes, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -114,21 +119,45 @@ func TestQueueEncodingRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := back.(*rows)
-	if !bytes.Equal(got.calls, r.calls) || fmt.Sprint(got.callEnds) != fmt.Sprint(r.callEnds) ||
-		fmt.Sprint(got.callKeys) != fmt.Sprint(r.callKeys) || len(got.evidence) != 2 || got.evidence[1].SpanID != r.evidence[1].SpanID {
+	if fmt.Sprint(flatten(t, []xexporterhelper.Request{got})) != fmt.Sprint(flatten(t, []xexporterhelper.Request{r})) ||
+		len(got.evidence) != 2 || got.evidence[1].SpanID != r.evidence[1].SpanID {
 		t.Fatal("the batch changed through the queue encoding")
+	}
+	if b[0] != rowsS2 {
+		t.Fatalf("batches are written as version %d", b[0])
 	}
 	for i := range b {
 		if _, _, err := (rowsEncoding{}).Unmarshal(b[:i]); err == nil {
 			t.Fatalf("a batch cut at byte %d of %d decoded", i, len(b))
 		}
 	}
+	// Version 1, uncompressed, is what the previous release queued.
+	body, err := appendBody(nil, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, back, err = rowsEncoding{}.Unmarshal(append([]byte{rowsPlain}, body...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(flatten(t, []xexporterhelper.Request{back})) != fmt.Sprint(flatten(t, []xexporterhelper.Request{r})) {
+		t.Fatal("a version 1 batch changed when read")
+	}
+	if len(b) >= 1+len(body) {
+		t.Fatalf("compressed batch of %d bytes for a %d byte body", len(b), len(body))
+	}
+	// A damaged length must not become an allocation.
+	if _, _, err := (rowsEncoding{}).Unmarshal([]byte{rowsS2, 0xff, 0xff, 0xff, 0xff, 0x0f}); err == nil {
+		t.Fatal("a 4 GiB length decoded")
+	}
 }
 
 func FuzzQueueUnmarshal(f *testing.F) {
 	b, _ := rowsEncoding{}.Marshal(context.Background(), testRows(f, 2, 1, "f"))
 	f.Add(b)
-	f.Add([]byte{1, 0xff, 0xff, 0xff, 0xff, 0x0f})
+	f.Add([]byte{rowsPlain, 0xff, 0xff, 0xff, 0xff, 0x0f})
+	body, _ := appendBody(nil, testRows(f, 2, 1, "f"))
+	f.Add(append([]byte{rowsPlain}, body...))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, req, err := rowsEncoding{}.Unmarshal(data)
 		if err != nil {
@@ -173,9 +202,9 @@ func TestQueuedSpansOfEarlierVersionsBecomeRows(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		r := req.(*rows)
-		if len(r.callKeys) != 1 || r.callKeys[0] != "default\x00"+span.TraceID().String()+"\x00"+span.SpanID().String() {
-			t.Fatalf("%s: keys %q", name, r.callKeys)
+		_, keys := req.(*rows).chunks()
+		if len(keys) != 1 || keys[0] != "default\x00"+span.TraceID().String()+"\x00"+span.SpanID().String() {
+			t.Fatalf("%s: keys %q", name, keys)
 		}
 	}
 	if _, _, err := enc.Unmarshal([]byte{0x0A, 0xFF}); err == nil {
