@@ -6,7 +6,7 @@
 //   - collector CPU per 1,000 LLM spans with the ledger exporter, as a ratio
 //     to the same collector passing the spans to a debug exporter.
 //
-// Run: make bench (or go run ./bench/ledger -n 50000).
+// Run: make bench (or go run ./bench/ledger -n 200000).
 package main
 
 import (
@@ -17,6 +17,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -39,7 +40,9 @@ import (
 )
 
 func main() {
-	n := flag.Int("n", 50000, "LLM call spans per measurement")
+	// Enough spans that the batches of the ledger's queue (20,000-50,000
+	// rows) are many, not one partial batch waiting for its timeout.
+	n := flag.Int("n", 200000, "LLM call spans per measurement")
 	batch := flag.Int("batch", 1000, "spans per OTLP request")
 	senders := flag.Int("senders", 4, "concurrent OTLP senders")
 	bin := flag.String("docket", "bin/docket", "docket binary")
@@ -90,6 +93,7 @@ func run(n, batchSize, senders, rounds int, bin string) error {
 func makeBatches(n, size int) []ptrace.Traces {
 	var out []ptrace.Traces
 	start := time.Now().Add(-time.Hour)
+	rng := rand.NewChaCha8([32]byte{})
 	for i := 0; i < n; {
 		td := ptrace.NewTraces()
 		rs := td.ResourceSpans().AppendEmpty()
@@ -97,10 +101,14 @@ func makeBatches(n, size int) []ptrace.Traces {
 		spans := rs.ScopeSpans().AppendEmpty().Spans()
 		for j := 0; j < size && i < n; j, i = j+1, i+1 {
 			s := spans.AppendEmpty()
-			var tid [16]byte
-			copy(tid[:], fmt.Sprintf("b%015x", i))
-			s.SetTraceID(pcommon.TraceID(tid))
-			s.SetSpanID(pcommon.SpanID{byte(i >> 24), byte(i >> 16), byte(i >> 8), byte(i), 7, 7, 7, 7})
+			// Random IDs, as real ones are: the queue compresses rows, and
+			// sequential IDs would flatter it.
+			var tid pcommon.TraceID
+			var sid pcommon.SpanID
+			rng.Read(tid[:])
+			rng.Read(sid[:])
+			s.SetTraceID(tid)
+			s.SetSpanID(sid)
 			s.SetStartTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Duration(i) * time.Millisecond)))
 			s.SetEndTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Duration(i)*time.Millisecond + 800*time.Millisecond)))
 			s.SetName("chat gpt-4o-mini")
@@ -110,7 +118,7 @@ func makeBatches(n, size int) []ptrace.Traces {
 			a.PutStr("gen_ai.provider.name", "openai")
 			a.PutStr("gen_ai.request.model", "gpt-4o-mini")
 			a.PutStr("gen_ai.response.model", "gpt-4o-mini-2024-07-18")
-			a.PutStr("gen_ai.response.id", fmt.Sprintf("chatcmpl-%d", i))
+			a.PutStr("gen_ai.response.id", fmt.Sprintf("chatcmpl-%x", rng.Uint64()))
 			a.PutDouble("gen_ai.request.temperature", 0.2)
 			a.PutInt("gen_ai.request.max_tokens", 300)
 			a.PutInt("gen_ai.usage.input_tokens", int64(100+i%500))
@@ -147,7 +155,8 @@ func rawInsertRate(batches []ptrace.Traces) (rate, cpuPer1000 float64, err error
 	}
 	x := &ledger.Extractor{TenantAttribute: "tenant.id", DefaultTenant: "default", Prices: prices}
 	// The statement and rows the exporter writes, encoded beforehand, with
-	// a token per insert; up to 10,000 rows per insert as the queue batches.
+	// a token per insert; up to insertBatch rows per insert as the queue
+	// batches.
 	insertSQL := queries.MustGet("insert_llm_calls")
 	type insert struct {
 		query string
@@ -178,7 +187,7 @@ func rawInsertRate(batches []ptrace.Traces) (rate, cpuPer1000 float64, err error
 		for i := 0; i < spans.Len(); i++ {
 			calls = append(calls, x.Call(rs.Resource(), spans.At(i), time.Now()))
 			rows++
-			if len(calls) == 10000 {
+			if len(calls) == insertBatch {
 				if err := flush(); err != nil {
 					return 0, 0, err
 				}
@@ -205,6 +214,10 @@ func rawInsertRate(batches []ptrace.Traces) (rate, cpuPer1000 float64, err error
 	}
 	return float64(rows) / elapsed.Seconds(), float64((cpu1 - cpu0).Milliseconds()) * 1000 / float64(rows), nil
 }
+
+// insertBatch is the largest batch the ledger's queue forms
+// (sending_queue.batch.max_size in ledger.yaml).
+const insertBatch = 50000
 
 type measurement struct {
 	elapsed time.Duration

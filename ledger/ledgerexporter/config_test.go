@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/confmaptest"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
 )
 
 func loadConfig(t *testing.T, name string) *Config {
@@ -39,6 +40,11 @@ func TestEmptyConfigIsValidEmbeddedDefault(t *testing.T) {
 	}
 	if cfg.RetryConfig.MaxElapsedTime != 0 || !cfg.QueueConfig.Get().BlockOnOverflow {
 		t.Fatal("defaults must retry forever and block on overflow: the ledger never drops a call")
+	}
+	// Without batching every request would be an insert of its own.
+	q := cfg.QueueConfig.Get()
+	if !q.Batch.HasValue() || q.Batch.Get().MinSize != 20_000 || q.Batch.Get().MaxSize != 50_000 || q.Sizer != exporterhelper.RequestSizerTypeItems {
+		t.Fatalf("default queue does not batch big inserts: %+v", q)
 	}
 }
 

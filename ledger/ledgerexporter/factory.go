@@ -32,6 +32,18 @@ func createDefaultConfig() component.Config {
 	retry.MaxInterval = 30 * time.Second
 	queue := exporterhelper.NewDefaultQueueConfig()
 	queue.BlockOnOverflow = true
+	queue.Sizer = exporterhelper.RequestSizerTypeItems
+	queue.QueueSize = 200_000
+	// Each insert costs the engine a fixed ~20 ms of CPU and leaves a part
+	// to merge: big, rare inserts keep the ledger cheap. bench/ledger
+	// measured 35 ms of collector CPU per 1,000 spans with batches of
+	// 5,000-10,000 and 26 ms with 20,000-50,000.
+	queue.Batch = configoptional.Some(exporterhelper.BatchConfig{
+		FlushTimeout: time.Second,
+		Sizer:        exporterhelper.RequestSizerTypeItems,
+		MinSize:      20_000,
+		MaxSize:      50_000,
+	})
 	return &Config{
 		TimeoutConfig:   exporterhelper.NewDefaultTimeoutConfig(),
 		QueueConfig:     configoptional.Some(queue),
