@@ -98,6 +98,17 @@ func TestExecQueryAndSharing(t *testing.T) {
 		t.Fatal("an insert of no rows was accepted")
 	}
 
+	// Errors reach logs: the engine quotes the query's literals and the
+	// input it could not parse, and neither may appear in them.
+	err = e.QueryJSON(ctx, "SELECT nosuchcol FROM chunks WHERE s = 'alice@example.com'", func([]byte) error { return nil })
+	if err == nil || strings.Contains(err.Error(), "alice") || !strings.Contains(err.Error(), "nosuchcol") {
+		t.Fatalf("query error: %v", err)
+	}
+	err = e.Insert(ctx, "INSERT INTO chunks", "JSONEachRow", []byte(`{"i":"secret-row-value","s":"x"}`+"\n"))
+	if err == nil || strings.Contains(err.Error(), "secret") || !strings.Contains(err.Error(), "CANNOT_PARSE") {
+		t.Fatalf("insert error: %v", err)
+	}
+
 	if err := e.Exec(ctx, "SELECT * FROM no_such_table"); err == nil || !strings.Contains(err.Error(), "no_such_table") {
 		t.Fatalf("bad query: got %v", err)
 	}

@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	"github.com/ebitengine/purego"
+
+	"github.com/docketlabs/docket/ledger/engine"
 )
 
 // The binding to libchdb's C API is loaded on first use, not at program
@@ -122,6 +124,10 @@ var nullFormat = []byte("Null")
 
 // exec runs a statement and discards its output. The statement goes to the
 // library by pointer and length, without a NUL-terminated copy.
+// libError is an error the library reported, scrubbed of the query text
+// and row values it quotes (engine.Scrub): errors end up in logs.
+func libError(msg string) error { return errors.New(engine.Scrub(msg)) }
+
 func (c *conn) exec(query string) error {
 	if query == "" {
 		return errors.New("chdbengine: empty statement")
@@ -132,7 +138,7 @@ func (c *conn) exec(query string) error {
 	}
 	defer lib.destroyResult(r)
 	if msg := lib.resultError(r); msg != "" {
-		return errors.New(msg)
+		return libError(msg)
 	}
 	return nil
 }
@@ -154,7 +160,7 @@ func (c *conn) insert(query, format string, data [][]byte) error {
 	}
 	defer lib.insertDestroy(s)
 	if msg := lib.insertError(s); msg != "" {
-		return errors.New(msg)
+		return libError(msg)
 	}
 	for _, chunk := range data {
 		if len(chunk) == 0 {
@@ -163,7 +169,7 @@ func (c *conn) insert(query, format string, data [][]byte) error {
 		if lib.insertAppend(s, &chunk[0], uintptr(len(chunk))) != 0 {
 			msg := lib.insertError(s)
 			lib.insertCancel(s)
-			return fmt.Errorf("append rows: %s", msg)
+			return fmt.Errorf("append rows: %w", libError(msg))
 		}
 	}
 	r := lib.insertDone(s)
@@ -172,7 +178,7 @@ func (c *conn) insert(query, format string, data [][]byte) error {
 	}
 	defer lib.destroyResult(r)
 	if msg := lib.resultError(r); msg != "" {
-		return errors.New(msg)
+		return libError(msg)
 	}
 	return nil
 }
@@ -191,7 +197,7 @@ func (c *conn) stream(query, format string, fn func(chunk []byte) error) error {
 		lib.destroyResult(s)
 	}()
 	if msg := lib.resultError(s); msg != "" {
-		return errors.New(msg)
+		return libError(msg)
 	}
 	for {
 		chunk := lib.streamFetch(c.c.internal, s)
@@ -201,7 +207,7 @@ func (c *conn) stream(query, format string, fn func(chunk []byte) error) error {
 		}
 		if msg := lib.resultError(chunk); msg != "" {
 			lib.destroyResult(chunk)
-			return errors.New(msg)
+			return libError(msg)
 		}
 		n := int(lib.resultLen(chunk))
 		if n == 0 {

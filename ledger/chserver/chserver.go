@@ -49,7 +49,7 @@ func Open(ctx context.Context, dsn string, allowUnauthenticated bool) (*Engine, 
 // Exec implements engine.Engine.
 func (e *Engine) Exec(ctx context.Context, query string) error {
 	if err := e.conn.Exec(ctx, query); err != nil {
-		return fmt.Errorf("chserver: exec: %w", err)
+		return fmt.Errorf("chserver: exec: %w", engine.ScrubError(err))
 	}
 	return nil
 }
@@ -72,13 +72,13 @@ func (e *Engine) Insert(ctx context.Context, query, format string, data ...[]byt
 func (e *Engine) QueryJSON(ctx context.Context, query string, fn func([]byte) error) error {
 	rows, err := e.conn.Query(ctx, "SELECT formatRowNoNewline('JSONEachRow', *) FROM ("+query+")")
 	if err != nil {
-		return fmt.Errorf("chserver: query: %w", err)
+		return fmt.Errorf("chserver: query: %w", engine.ScrubError(err))
 	}
 	defer rows.Close()
 	var line string
 	for rows.Next() {
 		if err := rows.Scan(&line); err != nil {
-			return fmt.Errorf("chserver: scan: %w", err)
+			return fmt.Errorf("chserver: scan: %w", engine.ScrubError(err))
 		}
 		if err := fn([]byte(line)); err != nil {
 			if errors.Is(err, engine.ErrStop) {
@@ -88,7 +88,7 @@ func (e *Engine) QueryJSON(ctx context.Context, query string, fn func([]byte) er
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("chserver: rows: %w", err)
+		return fmt.Errorf("chserver: rows: %w", engine.ScrubError(err))
 	}
 	return nil
 }
