@@ -217,6 +217,28 @@ func everyForm(tenant string) (ptrace.Traces, map[string][]string) {
 	a.PutStr("openinference.span.kind", "EMBEDDING")
 	a.PutStr("embedding.embeddings.0.embedding.text", next("openinference embedding"))
 
+	// A retriever's and a reranker's document texts are content; the
+	// documents' IDs, scores and versions are evidence and stay.
+	s = newSpan(rs, "openinference retriever")
+	a = s.Attributes()
+	a.PutStr("openinference.span.kind", "RETRIEVER")
+	a.PutStr("input.value", next("openinference retriever"))
+	for i := range 2 {
+		d := fmt.Sprintf("retrieval.documents.%d.document.", i)
+		a.PutStr(d+"id", fmt.Sprintf("doc-%d", i))
+		a.PutDouble(d+"score", 0.5)
+		a.PutStr(d+"metadata.version", "v3")
+		a.PutStr(d+"content", next("openinference retriever"))
+	}
+	s = newSpan(rs, "openinference reranker")
+	a = s.Attributes()
+	a.PutStr("openinference.span.kind", "RERANKER")
+	a.PutStr("reranker.query", next("openinference reranker"))
+	a.PutStr("reranker.input_documents.0.document.id", "doc-0")
+	a.PutStr("reranker.input_documents.0.document.content", next("openinference reranker"))
+	a.PutStr("reranker.output_documents.0.document.id", "doc-0")
+	a.PutStr("reranker.output_documents.0.document.content", next("openinference reranker"))
+
 	s = newSpan(rs, "plain")
 	s.Attributes().PutStr("http.route", "/health")
 	return td, want
@@ -341,6 +363,20 @@ func TestEveryContentFormMovesToTheStore(t *testing.T) {
 	for _, k := range []string{"input.mime_type", "llm.model_name", "llm.token_count.prompt", "openinference.span.kind"} {
 		if _, ok := oi.Get(k); !ok {
 			t.Errorf("openinference span lost its metadata %s", k)
+		}
+	}
+	ret := spans["openinference retriever"].Attributes()
+	for _, k := range []string{"retrieval.documents_ref", "input.value_ref", "retrieval.documents.0.document.id", "retrieval.documents.1.document.score",
+		"retrieval.documents.1.document.metadata.version"} {
+		if _, ok := ret.Get(k); !ok {
+			t.Errorf("retriever span lacks %s: %v", k, ret.AsRaw())
+		}
+	}
+	rr := spans["openinference reranker"].Attributes()
+	for _, k := range []string{"reranker.query_ref", "reranker.input_documents_ref", "reranker.output_documents_ref",
+		"reranker.input_documents.0.document.id", "reranker.output_documents.0.document.id"} {
+		if _, ok := rr.Get(k); !ok {
+			t.Errorf("reranker span lacks %s: %v", k, rr.AsRaw())
 		}
 	}
 	evs := spans["events"].Events()
@@ -687,8 +723,9 @@ func TestMetricsHaveFixedLabels(t *testing.T) {
 		items += len(cs)
 	}
 	// Every canary is one item, except the two OpenLLMetry prompts (one
-	// item) and the completion with its tool call (one item).
-	if got[metricItems+"/stored"] != int64(items-2) || got[metricRecords+"/stored"] != int64(len(want)) || got[metricBytes+"/stored"] <= 0 {
+	// item), the completion with its tool call (one item) and the two
+	// retrieved documents' texts (one item).
+	if got[metricItems+"/stored"] != int64(items-3) || got[metricRecords+"/stored"] != int64(len(want)) || got[metricBytes+"/stored"] <= 0 {
 		t.Fatalf("metrics %v (items %d, records %d)", got, items, len(want))
 	}
 }
@@ -709,6 +746,34 @@ func TestSummarize(t *testing.T) {
 	} {
 		if got := summarize(tc.in); got != tc.want {
 			t.Errorf("summarize(%v) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestContentKeyIndex(t *testing.T) {
+	for attr, want := range map[string]string{
+		"gen_ai.input.messages":                           "gen_ai.input.messages",
+		"gen_ai.prompt.0.content":                         "gen_ai.prompt",
+		"gen_ai.prompts":                                  "",
+		"retrieval.documents":                             "retrieval.documents",
+		"retrieval.documents.0.document.content":          "retrieval.documents",
+		"retrieval.documents.12.document.content.chunk.0": "retrieval.documents",
+		"retrieval.documents.0.document.id":               "",
+		"retrieval.documents.0.document.contents":         "",
+		"retrieval.documents.x.document.content":          "",
+		"retrieval.documents.0":                           "",
+		"retrieval.documents_ref":                         "",
+		"reranker.query":                                  "reranker.query",
+		"reranker.output_documents.3.document.content":    "reranker.output_documents",
+		"reranker.output_documents.3.document.score":      "",
+		"http.route":                                      "",
+	} {
+		got := ""
+		if i := contentKeyIndex(attr); i >= 0 {
+			got = contentKeys[i].key
+		}
+		if got != want {
+			t.Errorf("%s: item %q, want %q", attr, got, want)
 		}
 	}
 }
