@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/docketlabs/docket/contentstore"
@@ -17,7 +18,15 @@ const (
 	RunRunning = "running"
 	RunDone    = "done"
 	RunFailed  = "failed"
+	// RunInterrupted is read, never recorded: a run still running whose
+	// last heartbeat is more than three heartbeats old. The process
+	// running it stopped (a crash, a kill) before recording an outcome.
+	RunInterrupted = "interrupted"
 )
+
+// expiryHeartbeat is how often a running expiry run records that it is
+// alive, with its counts so far.
+const expiryHeartbeat = 30 * time.Second
 
 // Phases of an expiry run, as reported to Progress.
 const (
@@ -123,12 +132,30 @@ func (m *Manager) Expire(ctx context.Context, p access.Principal, opts ExpireOpt
 		m.recordFailure(ctx, p, a)
 		return run, err
 	}
+	// The heartbeat records the counts as of the last phase reported, so it
+	// never reads counts while expire changes them.
+	var countsMu sync.Mutex
+	counts := run.ExpiryCounts
 	report := func(phase, tenant string) {
+		countsMu.Lock()
+		counts = run.ExpiryCounts
+		countsMu.Unlock()
 		if opts.Progress != nil {
 			opts.Progress(Progress{RunID: run.ID, DryRun: run.DryRun, Phase: phase, Tenant: tenant, Counts: run.ExpiryCounts})
 		}
 	}
+	started := run // expire changes run's counts while heartbeats are built
+	stopHeartbeat := m.heartbeat(ctx, func() ExpiryRun {
+		beat := started
+		countsMu.Lock()
+		beat.ExpiryCounts = counts
+		countsMu.Unlock()
+		beat.At = m.stamp()
+		return beat
+	})
 	err := m.expire(ctx, &run, opts.Tenant, report)
+	// No heartbeat may land after the outcome: the latest record wins.
+	stopHeartbeat()
 	run.Status, run.At = RunDone, m.stamp()
 	if err != nil {
 		run.Status, run.Error = RunFailed, errText(err)
@@ -146,6 +173,35 @@ func (m *Manager) Expire(ctx context.Context, p access.Principal, opts ExpireOpt
 	m.logger.Info("expiry run done", "run_id", run.ID, "dry_run", run.DryRun, "objects_expired", run.ObjectsExpired,
 		"objects_held", run.ObjectsHeld, "calls_expired", run.CallsExpired, "calls_held", run.CallsHeld)
 	return run, nil
+}
+
+// heartbeat records beat() every m.heartbeatEvery until the returned stop
+// is called; stop returns once no record is being written.
+func (m *Manager) heartbeat(ctx context.Context, beat func() ExpiryRun) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(m.heartbeatEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				run := beat()
+				if err := insert(ctx, m, "lifecycle_insert_expiry_run", run); err != nil {
+					m.logger.Warn("expiry run heartbeat not recorded", "run_id", run.ID, "err", err)
+				}
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
 }
 
 func invalidTenant(t string) error {
@@ -279,8 +335,13 @@ func (m *Manager) ExpiryRuns(ctx context.Context, p access.Principal, limit uint
 		return nil, err
 	}
 	out := runs[:0]
+	now := m.clock()
 	for _, r := range runs {
 		if len(r.Tenants) == 0 && p.MayAccessTenant(access.AllTenants) || len(r.Tenants) == 1 && p.MayAccessTenant(r.Tenants[0]) {
+			if r.Status == RunRunning && now.Sub(r.At) > 3*m.heartbeatEvery {
+				r.Status = RunInterrupted
+				r.Error = "no heartbeat since " + r.At.UTC().Format(time.RFC3339) + ": the process running it stopped before it finished"
+			}
 			out = append(out, r)
 		}
 	}

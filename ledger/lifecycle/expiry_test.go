@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -143,4 +144,63 @@ func TestRunnerExpiresInTheBackground(t *testing.T) {
 		t.Fatalf("events %+v", evs)
 	}
 	r.Stop() // stopping twice is harmless
+}
+
+// TestExpiryHeartbeatAndInterruptedRuns: a run shows it is alive during a
+// slow phase, and a run whose process died reads as interrupted instead of
+// running forever.
+func TestExpiryHeartbeatAndInterruptedRuns(t *testing.T) {
+	f := newFixture(t, dirStore(t), Options{})
+	f.m.heartbeatEvery = 20 * time.Millisecond
+	f.call(callSpec{start: time.Now().UTC(), input: "kept"})
+	state := func(id string) ExpiryRun {
+		t.Helper()
+		runs, err := f.m.ExpiryRuns(ctx, admin, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range runs {
+			if r.ID == id {
+				return r
+			}
+		}
+		t.Fatalf("run %s not listed", id)
+		return ExpiryRun{}
+	}
+	var first, later ExpiryRun
+	run, err := f.m.Expire(ctx, admin, ExpireOptions{Tenant: f.tenant, Reason: "heartbeat test", Progress: func(p Progress) {
+		if first.ID != "" {
+			return
+		}
+		first = state(p.RunID)
+		time.Sleep(200 * time.Millisecond) // a slow phase
+		later = state(p.RunID)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Status != RunRunning || later.Status != RunRunning || !later.At.After(first.At) {
+		t.Fatalf("no heartbeat during a slow phase: %+v, then %+v", first, later)
+	}
+	if got := state(run.ID); got.Status != RunDone || got.Error != "" {
+		t.Fatalf("a heartbeat outlived the outcome: %+v", got)
+	}
+
+	// A killed process leaves its last heartbeat; three missed ones later
+	// the run reads as interrupted.
+	f.m.heartbeatEvery = time.Minute
+	now := time.Now().UTC()
+	dead := ExpiryRun{ID: newID("exp_"), AsOf: now, Tenants: []string{f.tenant}, RunBy: "ana", Reason: "killed",
+		StartedAt: now.Add(-time.Hour), Status: RunRunning, At: now.Add(-10 * time.Minute)}
+	alive := dead
+	alive.ID, alive.At = newID("exp_"), now
+	if err := insert(ctx, f.m, "lifecycle_insert_expiry_run", dead, alive); err != nil {
+		t.Fatal(err)
+	}
+	if got := state(dead.ID); got.Status != RunInterrupted || !strings.Contains(got.Error, "no heartbeat since") {
+		t.Fatalf("dead run: %+v", got)
+	}
+	if got := state(alive.ID); got.Status != RunRunning {
+		t.Fatalf("live run: %+v", got)
+	}
 }

@@ -73,6 +73,9 @@ type Manager struct {
 
 	stampMu sync.Mutex
 	last    time.Time
+
+	// heartbeatEvery is expiryHeartbeat; tests shorten it.
+	heartbeatEvery time.Duration
 }
 
 // New returns a Manager. The ledger must be migrated.
@@ -92,7 +95,8 @@ func New(l *ledger.Store, content contentstore.Store, opts Options) (*Manager, e
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Manager{ledger: l, eng: l.Engine(), content: content, policy: opts.Policy, clock: opts.Now, logger: opts.Logger}, nil
+	return &Manager{ledger: l, eng: l.Engine(), content: content, policy: opts.Policy, clock: opts.Now, logger: opts.Logger,
+		heartbeatEvery: expiryHeartbeat}, nil
 }
 
 // stamp returns the time of a new record, strictly after the previous one,
