@@ -24,7 +24,7 @@ import (
 type rows struct {
 	// segs keeps call rows in the pieces they arrived in: merging batches
 	// appends pieces, and the insert passes them to the engine as chunks,
-	// so no row is copied between arrival and insert.
+	// so batching never copies a row.
 	segs     []segment
 	evidence []ledger.EvidenceSpan
 }
