@@ -69,6 +69,28 @@ func (a *api) holds(r *http.Request, s auth.Session) (int, any, error) {
 	return http.StatusOK, map[string]any{"holds": holds}, nil
 }
 
+// lifecycleStatus is the background runner's state and the latest expiry
+// runs (an interrupted one included).
+func (a *api) lifecycleStatus(r *http.Request, s auth.Session) (int, any, error) {
+	m, err := a.lifecycleManager()
+	if err != nil {
+		return 0, nil, err
+	}
+	runs, err := m.ExpiryRuns(r.Context(), s.As(access.RoleAdmin), 20)
+	if err != nil {
+		return 0, nil, err
+	}
+	if runs == nil {
+		runs = []lifecycle.ExpiryRun{}
+	}
+	var runner *lifecycle.RunnerStatus
+	if a.Runner != nil {
+		st := a.Runner.Status()
+		runner = &st
+	}
+	return http.StatusOK, map[string]any{"runner": runner, "expiry_runs": runs}, nil
+}
+
 func (a *api) createHold(r *http.Request, s auth.Session) (int, any, error) {
 	m, err := a.lifecycleManager()
 	if err != nil {

@@ -30,7 +30,10 @@ type Deps struct {
 	Content contentstore.Store
 	// Lifecycle is the holds/deletions manager; nil without a content store.
 	Lifecycle *lifecycle.Manager
-	Auth      *auth.Authenticator
+	// Runner is the background lifecycle, whose status the admin page
+	// shows; nil when none runs in this process.
+	Runner *lifecycle.Runner
+	Auth   *auth.Authenticator
 	// ExportDir is where bundles made from the UI are written.
 	ExportDir string
 	Logger    *slog.Logger
@@ -88,6 +91,7 @@ func (a *api) routes(mux *http.ServeMux) {
 	mux.Handle("POST /api/v1/deletions", a.allowed(access.RoleAdmin, a.createDeletion))
 	mux.Handle("GET /api/v1/deletions/{id}", a.allowed(access.RoleAdmin, a.deletion))
 	mux.Handle("GET /api/v1/access-log", a.allowed(access.RoleAdmin, a.accessLog))
+	mux.Handle("GET /api/v1/lifecycle", a.allowed(access.RoleAdmin, a.lifecycleStatus))
 
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusNotFound, "no such endpoint")

@@ -389,8 +389,10 @@ func TestAdminPages(t *testing.T) {
 	f := newFixture(t)
 	aude := f.client(t)
 	aude.signIn("aude")
-	if code, _ := aude.do("GET", "/api/v1/holds", nil); code != http.StatusForbidden {
-		t.Fatalf("auditor lists holds: %d", code)
+	for _, p := range []string{"/api/v1/holds", "/api/v1/lifecycle"} {
+		if code, _ := aude.do("GET", p, nil); code != http.StatusForbidden {
+			t.Fatalf("auditor reads %s: %d", p, code)
+		}
 	}
 	admin := f.client(t)
 	admin.signIn("admin")
@@ -427,5 +429,14 @@ func TestAdminPages(t *testing.T) {
 		if e.Actor != "admin" || e.Action != "hold_create" {
 			t.Fatalf("filter let through %+v", e)
 		}
+	}
+	// No runner in this process: the page says so, and lists runs.
+	code, body = admin.do("GET", "/api/v1/lifecycle", nil)
+	lc := decodeJSON[struct {
+		Runner     *lifecycle.RunnerStatus `json:"runner"`
+		ExpiryRuns []lifecycle.ExpiryRun   `json:"expiry_runs"`
+	}](t, body)
+	if code != http.StatusOK || lc.Runner != nil || lc.ExpiryRuns == nil {
+		t.Fatalf("lifecycle: %d %s", code, body)
 	}
 }

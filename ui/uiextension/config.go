@@ -3,6 +3,7 @@ package uiextension
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"go.opentelemetry.io/collector/component"
 
@@ -25,10 +26,14 @@ type Config struct {
 	// ContentStore is the ID of the contentstore extension that content
 	// is revealed from; empty disables reveal, holds and deletions.
 	ContentStore *component.ID `mapstructure:"content_store"`
-	// Retention is the policy shown on the evidence page and applied by
-	// deletions started from the UI; keep it equal to the lifecycle
-	// runner's.
+	// Retention is the policy shown on the evidence page, applied by
+	// deletions started from the UI and by the lifecycle runner.
 	Retention lifecycle.Policy `mapstructure:"retention"`
+	// LifecycleInterval is how often the lifecycle runs in the
+	// background: unfinished deletion jobs again, then retention expiry.
+	// 0 turns it off (retention is then applied only by
+	// `docket lifecycle expire`). It needs a content store.
+	LifecycleInterval time.Duration `mapstructure:"lifecycle_interval"`
 	// ExportDirectory holds audit bundles made from the UI for a day.
 	ExportDirectory string `mapstructure:"export_directory"`
 }
@@ -52,6 +57,9 @@ func (c *Config) Validate() error {
 	}
 	if err := c.Retention.Validate(); err != nil {
 		return fmt.Errorf("retention: %w", err)
+	}
+	if c.LifecycleInterval < 0 {
+		return errors.New("lifecycle_interval must not be negative (0 turns the runner off)")
 	}
 	if c.ExportDirectory == "" {
 		return errors.New("export_directory must not be empty")

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/extension"
@@ -29,10 +30,11 @@ func NewFactory() extension.Factory {
 
 func createDefaultConfig() component.Config {
 	return &Config{
-		Endpoint:        "127.0.0.1:8080",
-		Auth:            auth.DefaultConfig(filepath.Join("data", "ui-users.json")),
-		Retention:       lifecycle.DefaultPolicy(),
-		ExportDirectory: filepath.Join("data", "exports"),
+		Endpoint:          "127.0.0.1:8080",
+		Auth:              auth.DefaultConfig(filepath.Join("data", "ui-users.json")),
+		Retention:         lifecycle.DefaultPolicy(),
+		LifecycleInterval: time.Hour,
+		ExportDirectory:   filepath.Join("data", "exports"),
 	}
 }
 
@@ -45,6 +47,7 @@ type uiExtension struct {
 	set    extension.Settings
 	store  *ledger.Store
 	server *api.Server
+	runner *lifecycle.Runner
 }
 
 // Dependencies makes the collector start the content store first.
@@ -82,13 +85,29 @@ func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
 			return err
 		}
 	}
+	switch {
+	case deps.Lifecycle != nil && u.cfg.LifecycleInterval > 0:
+		// The runner outlives Start's context; Shutdown stops it.
+		deps.Runner = lifecycle.NewRunner(deps.Lifecycle, u.cfg.LifecycleInterval)
+		if err := deps.Runner.Start(context.WithoutCancel(ctx)); err != nil {
+			store.Engine().Close()
+			return err
+		}
+	case deps.Lifecycle != nil:
+		logger.Warn("lifecycle_interval is 0: retention is applied only by `docket lifecycle expire`")
+	case u.cfg.LifecycleInterval > 0:
+		logger.Warn("no content_store: the lifecycle (retention, deletions) does not run here")
+	}
 	srv, err := api.Listen(api.Listener{Addr: u.cfg.Endpoint, TLSCertFile: u.cfg.TLS.CertFile, TLSKeyFile: u.cfg.TLS.KeyFile,
 		BehindProxy: u.cfg.Auth.Mode == auth.ModeProxy}, api.Handler(deps), logger)
 	if err != nil {
+		if deps.Runner != nil {
+			deps.Runner.Stop()
+		}
 		store.Engine().Close()
 		return err
 	}
-	u.store, u.server = store, srv
+	u.store, u.server, u.runner = store, srv, deps.Runner
 	logger.Info("evidence UI listening", "addr", srv.Addr(), "auth", u.cfg.Auth.Mode)
 	return nil
 }
@@ -113,6 +132,10 @@ func (u *uiExtension) contentStore(host component.Host) (contentstore.Store, err
 }
 
 func (u *uiExtension) Shutdown(ctx context.Context) error {
+	if u.runner != nil {
+		// An expiry run it interrupts is recorded as failed.
+		u.runner.Stop()
+	}
 	if u.server != nil {
 		if err := u.server.Shutdown(ctx); err != nil {
 			return err

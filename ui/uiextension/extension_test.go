@@ -1,0 +1,134 @@
+package uiextension
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+	"go.opentelemetry.io/collector/extension/extensiontest"
+
+	"github.com/docketlabs/docket/contentstore/contentstoreextension"
+	"github.com/docketlabs/docket/ledger/lifecycle"
+)
+
+var ctx = context.Background()
+
+// host offers the extensions a started extension may look up.
+type host map[component.ID]component.Component
+
+func (h host) GetExtensions() map[component.ID]component.Component { return h }
+
+// loadConfig reads id's section of testdata/config.yaml, with overrides,
+// into cfg.
+func loadConfig(t *testing.T, id string, cfg component.Config, overrides map[string]any) {
+	t.Helper()
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := cm.Sub(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sub.Merge(confmap.NewFromStringMap(overrides)); err != nil {
+		t.Fatal(err)
+	}
+	if err := sub.Unmarshal(cfg); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNegativeLifecycleIntervalIsRefused(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	loadConfig(t, "docketui/negative_interval", cfg, nil)
+	if err := cfg.Validate(); err == nil {
+		t.Fatal("a negative lifecycle_interval was accepted")
+	}
+	if def := createDefaultConfig().(*Config); def.LifecycleInterval != time.Hour || def.Validate() != nil {
+		t.Fatalf("default config: %+v", def)
+	}
+}
+
+// TestLifecycleRunsInTheBackground: with a content store, the extension
+// runs the lifecycle on its interval, and the admin API shows the runner
+// and its expiry runs.
+func TestLifecycleRunsInTheBackground(t *testing.T) {
+	dir := t.TempDir()
+	csFactory := contentstoreextension.NewFactory()
+	csCfg := csFactory.CreateDefaultConfig()
+	loadConfig(t, "contentstore", csCfg, map[string]any{
+		"directory": map[string]any{"path": filepath.Join(dir, "content")}, "secret_file": filepath.Join(dir, "content.secret")})
+	cs, err := csFactory.Create(ctx, extensiontest.NewNopSettings(csFactory.Type()), csCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.Start(ctx, host{}); err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Shutdown(ctx)
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cfg := createDefaultConfig().(*Config)
+	loadConfig(t, "docketui", cfg, map[string]any{"endpoint": addr, "export_directory": filepath.Join(dir, "exports"),
+		"storage": map[string]any{"embedded": map[string]any{"path": filepath.Join(dir, "ledger")}}})
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	ui, err := NewFactory().Create(ctx, extensiontest.NewNopSettings(componentType), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ui.Start(ctx, host{component.MustNewID("contentstore"): cs}); err != nil {
+		t.Fatal(err)
+	}
+	defer ui.Shutdown(ctx)
+
+	var status struct {
+		Runner     *lifecycle.RunnerStatus `json:"runner"`
+		ExpiryRuns []lifecycle.ExpiryRun   `json:"expiry_runs"`
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/api/v1/lifecycle", nil)
+		req.Header.Set("X-Forwarded-User", "ops")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = json.NewDecoder(resp.Body).Decode(&status)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET /api/v1/lifecycle: %s, %v", resp.Status, err)
+		}
+		if status.Runner != nil && status.Runner.LastRun != nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if status.Runner == nil || status.Runner.LastRun == nil {
+		t.Fatalf("the runner never ran: %+v", status)
+	}
+	last := status.Runner.LastRun
+	if last.Status != lifecycle.RunDone || last.RunBy != lifecycle.SystemPrincipal.User || status.Runner.LastError != "" {
+		t.Fatalf("last run %+v, error %q", last, status.Runner.LastError)
+	}
+	listed := false
+	for _, r := range status.ExpiryRuns {
+		listed = listed || r.ID == last.ID
+	}
+	if !listed {
+		t.Fatalf("run %s not among the expiry runs %+v", last.ID, status.ExpiryRuns)
+	}
+}
