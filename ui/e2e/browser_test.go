@@ -345,6 +345,11 @@ func TestEvidenceUIInChromium(t *testing.T) {
 	}
 	p.visit("/admin/deletions?status=pending")
 	p.do("deletions page", chromedp.WaitVisible(tid("deletions-filter-status")), chromedp.WaitVisible(tid("deletions-empty")))
+	// Retention has been running in the background (every 3 s here).
+	p.do("retention runs", chromedp.WaitVisible(tid("lifecycle-runner")), chromedp.WaitVisible(tid("expiry-run-row")))
+	if !eval[bool](p, `[...document.querySelectorAll('[data-testid="expiry-run-row"]')].some((r) => r.innerText.includes('system:lifecycle') && r.innerText.includes('done'))`) {
+		t.Errorf("no finished background retention run listed: %s", p.text(tid("lifecycle")))
+	}
 	p.visit("/ledger")
 	p.do("ledger rows", chromedp.WaitVisible(tid("ledger-row")), chromedp.WaitVisible(tid("chart-timeseries")))
 	p.shot("ledger")

@@ -22,10 +22,13 @@ export default function deletions(ctx) {
   const tenant = ctx.query.get('tenant') || '';
   const status = ctx.query.get('status') || '';
   const listBox = h('div');
+  const retentionBox = h('div');
   replace(ctx.main,
     pageHeader('Deletion requests'),
     section('Requests', { testid: 'deletions' }, tenantStatusFilter('deletions', '/admin/deletions', tenant, status, Object.keys(STATUS_WORDS).map((v) => [v, v])), listBox),
-    section('Request a deletion', { testid: 'deletion-create' }, createForm(ctx)));
+    section('Request a deletion', { testid: 'deletion-create' }, createForm(ctx)),
+    section('Retention runs', { testid: 'lifecycle' }, retentionBox));
+  load(retentionBox, 'retention runs', api.get('/api/v1/lifecycle', ctx.signal), retentionView);
   load(listBox, 'deletion requests', api.get(`/api/v1/deletions${api.query({ tenant, status })}`, ctx.signal), (data) => {
     const jobs = Array.isArray(data.jobs) ? data.jobs : [];
     if (jobs.length === 0) {
@@ -66,6 +69,41 @@ function progress(counts) {
   return h('span', { class: 'progress-cell' },
     h('progress', { max: matched, value: Math.min(deleted, matched), testid: 'deletion-progress' }),
     ` ${fmt.count(deleted)} / ${fmt.count(matched)} deleted`);
+}
+
+const RUN_WORDS = {
+  running: 'running',
+  done: 'done',
+  failed: 'failed',
+  interrupted: 'interrupted (its process stopped)',
+};
+
+// retentionView shows the background lifecycle and the latest expiry runs.
+function retentionView(data) {
+  const r = data.runner;
+  const runs = Array.isArray(data.expiry_runs) ? data.expiry_runs : [];
+  const runner = r
+    ? dl([
+      ['Background runs', 'runner_interval', `every ${r.interval}, deletion requests not done first`],
+      ['Now', 'runner_state', r.running ? 'running' : 'idle'],
+      ['Next run (UTC)', 'runner_next', r.next_cycle ? timeEl(r.next_cycle) : 'not scheduled'],
+      ['Last error', 'runner_error', r.last_error || 'none'],
+    ], { testid: 'lifecycle-runner' })
+    : h('p', { class: 'muted', testid: 'lifecycle-runner' }, 'Retention does not run in the background here; it runs with docket lifecycle expire.');
+  return [runner,
+    runs.length === 0 ? empty('No retention runs are recorded.', 'expiry-runs-empty') : table({ testid: 'expiry-runs-table' },
+      ['Run', 'Started (UTC)', 'Tenants', 'Run by', 'Status', n('Objects expired'), n('Calls expired'), n('Held'), 'Error'],
+      runs.map((x) => h('tr', { testid: 'expiry-run-row', 'data-run-id': x.run_id },
+        td(h('code', null, x.run_id), { field: 'run_id' }),
+        td(timeEl(x.started_at), { field: 'started_at' }),
+        td(fmt.list(x.tenants, 'all'), { field: 'tenants' }),
+        td(x.run_by, { field: 'run_by' }),
+        td(`${RUN_WORDS[x.status] || x.status}${x.dry_run ? ' (dry run)' : ''}`, { field: 'status' }),
+        num(fmt.count(x.objects_expired)),
+        num(fmt.count(x.calls_expired)),
+        num(fmt.count((Number(x.objects_held) || 0) + (Number(x.calls_held) || 0))),
+        td(x.error || '', { class: 'wrap', field: 'error' })))),
+  ];
 }
 
 function createForm(ctx) {
