@@ -448,20 +448,55 @@ func requestParams(attrs pcommon.Map, is *issues) map[string]string {
 
 // Content attributes the content processor moves to the store, with the
 // indexed forms (gen_ai.prompt.0.content) matched by prefix.
+// contentKeys are the attributes that carry content, with their indexed
+// forms (key.N.…): the content processor's list, which its tests keep this
+// one in step with.
 var contentKeys = []string{
 	"gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions",
-	"gen_ai.tool.definitions", "gen_ai.prompt", "gen_ai.completion",
+	"gen_ai.tool.definitions", "gen_ai.tool.call.arguments", "gen_ai.tool.call.result",
+	"gen_ai.prompt", "gen_ai.completion",
 	// OpenInference.
-	"input.value", "output.value", "llm.input_messages", "llm.output_messages",
+	"input.value", "output.value", "llm.input_messages", "llm.output_messages", "llm.prompts",
+	"llm.prompt_template.template", "llm.prompt_template.variables", "llm.tools",
+	"embedding.embeddings", "reranker.query",
 }
 
-var contentPrefixes = func() []string {
-	out := make([]string, len(contentKeys))
-	for i, k := range contentKeys {
-		out[i] = k + "."
+// documentContentOwners are the OpenInference lists whose entries carry
+// content only in key.N.document.content.
+var documentContentOwners = []string{"retrieval.documents.", "reranker.input_documents.", "reranker.output_documents."}
+
+// contentKeysByNamespace groups contentKeys by their first segment: most
+// attributes are in none of those namespaces and are passed over at once.
+var contentKeysByNamespace = func() map[string][]string {
+	out := map[string][]string{"retrieval": nil}
+	for _, k := range contentKeys {
+		ns, _, _ := strings.Cut(k, ".")
+		out[ns] = append(out[ns], k)
 	}
 	return out
 }()
+
+// IsContentAttribute reports whether an attribute carries content (a
+// prompt, an answer, a document's text) rather than metadata.
+func IsContentAttribute(k string) bool {
+	ns, _, _ := strings.Cut(k, ".")
+	keys, ok := contentKeysByNamespace[ns]
+	if !ok {
+		return false
+	}
+	for _, ck := range keys {
+		if rest, ok := strings.CutPrefix(k, ck); ok && (rest == "" || rest[0] == '.') {
+			return true
+		}
+	}
+	for _, owner := range documentContentOwners {
+		if rest, ok := strings.CutPrefix(k, owner); ok {
+			_, leaf, ok := strings.Cut(rest, ".")
+			return ok && (leaf == "document.content" || strings.HasPrefix(leaf, "document.content."))
+		}
+	}
+	return false
+}
 
 // Attribute names of the content processor's output.
 const (
@@ -488,17 +523,8 @@ func (x *Extractor) contentColumns(attrs pcommon.Map, c *Call, is *issues) {
 	c.ContentStatus = ContentNone
 	onSpan := false
 	attrs.Range(func(k string, _ pcommon.Value) bool {
-		// Most attributes are in none of the content keys' namespaces.
-		if !strings.HasPrefix(k, "gen_ai.") && !strings.HasPrefix(k, "input.") && !strings.HasPrefix(k, "output.") && !strings.HasPrefix(k, "llm.") {
-			return true
-		}
-		for i, ck := range contentKeys {
-			if k == ck || strings.HasPrefix(k, contentPrefixes[i]) {
-				onSpan = true
-				return false
-			}
-		}
-		return true
+		onSpan = IsContentAttribute(k)
+		return !onSpan
 	})
 	if onSpan {
 		c.ContentStatus = ContentOnSpan

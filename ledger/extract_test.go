@@ -301,3 +301,36 @@ func TestOpenInferenceRetrieverIsEvidence(t *testing.T) {
 		t.Fatal("an OpenInference chain span is not a GenAI step")
 	}
 }
+
+func TestIsContentAttribute(t *testing.T) {
+	for k, want := range map[string]bool{
+		"gen_ai.input.messages":                        true,
+		"gen_ai.prompt.0.content":                      true,
+		"gen_ai.tool.call.arguments":                   true,
+		"llm.prompts.0":                                true,
+		"llm.tools.0.tool.json_schema":                 true,
+		"embedding.embeddings.0.embedding.text":        true,
+		"reranker.query":                               true,
+		"retrieval.documents.3.document.content":       true,
+		"reranker.output_documents.0.document.content": true,
+		"retrieval.documents.3.document.id":            false,
+		"retrieval.documents.3.document.metadata":      false,
+		"gen_ai.prompts":                               false,
+		"gen_ai.request.model":                         false,
+		"gen_ai.input.messages_ref":                    false,
+		"llm.token_count.prompt":                       false,
+		"input.mime_type":                              false,
+		"http.route":                                   false,
+		"":                                             false,
+	} {
+		if got := IsContentAttribute(k); got != want {
+			t.Errorf("IsContentAttribute(%q) = %v, want %v", k, got, want)
+		}
+	}
+	// A call with only OpenInference prompt templates on it has content on
+	// the span.
+	res, span := testSpan(map[string]any{"openinference.span.kind": "LLM", "llm.prompt_template.variables": `{"name":"x"}`})
+	if c := testExtractor(t).Call(res, span, time.Now()); c.ContentStatus != ContentOnSpan {
+		t.Fatalf("content status %q, want %q", c.ContentStatus, ContentOnSpan)
+	}
+}

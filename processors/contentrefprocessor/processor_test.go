@@ -23,6 +23,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/contentstore/contentstoreextension"
 	"github.com/docketlabs/docket/internal/s3test"
 	"github.com/docketlabs/docket/processors/contentrefprocessor/internal/metadata"
@@ -774,6 +775,21 @@ func TestContentKeyIndex(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("%s: item %q, want %q", attr, got, want)
+		}
+	}
+}
+
+// TestLedgerKnowsEveryContentKey: the ledger marks a call whose content is
+// still on the span (no content processor ran) by the same keys this
+// processor moves.
+func TestLedgerKnowsEveryContentKey(t *testing.T) {
+	for _, ck := range contentKeys {
+		attr := ck.key
+		if ck.leaf != "" {
+			attr = ck.key + ".0." + ck.leaf
+		}
+		if !ledger.IsContentAttribute(attr) {
+			t.Errorf("the ledger does not see %s as content", attr)
 		}
 	}
 }
