@@ -57,22 +57,8 @@ func (s *Store) AccessLog(ctx context.Context, f AccessFilter) ([]AccessEntry, e
 	if f.Since.IsZero() {
 		f.Since = time.Unix(0, 0)
 	}
-	q, err := engine.Bind(queries.MustGet("access_log"), map[string]any{"tenant": f.Tenant, "actor": f.Actor,
-		"action": f.Action, "outcome": f.Outcome, "since": f.Since, "limit": f.Limit})
-	if err != nil {
-		return nil, err
-	}
 	var out []AccessEntry
-	err = s.eng.QueryJSON(ctx, q, func(row []byte) error {
-		var e AccessEntry
-		if err := json.Unmarshal(row, &e); err != nil {
-			return err
-		}
-		out = append(out, e)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("ledger: access log: %w", err)
-	}
-	return out, nil
+	err := s.query(ctx, "access_log", map[string]any{"tenant": f.Tenant, "actor": f.Actor,
+		"action": f.Action, "outcome": f.Outcome, "since": f.Since, "limit": f.Limit}, engine.DecodeRows(&out))
+	return out, err
 }

@@ -180,28 +180,14 @@ func (s *Store) CallsByTrace(ctx context.Context, traceID string) ([]Call, error
 // llm_calls rows (with cost_usd as a string), and decodes them.
 func (s *Store) QueryCalls(ctx context.Context, name string, params map[string]any) ([]Call, error) {
 	var out []Call
-	err := s.query(ctx, name, params, func(row []byte) error {
-		var c Call
-		if err := json.Unmarshal(row, &c); err != nil {
-			return err
-		}
-		out = append(out, c)
-		return nil
-	})
+	err := s.query(ctx, name, params, engine.DecodeRows(&out))
 	return out, err
 }
 
 // EvidenceByTrace returns the evidence spans of one trace in start order.
 func (s *Store) EvidenceByTrace(ctx context.Context, traceID string) ([]EvidenceSpan, error) {
 	var out []EvidenceSpan
-	err := s.query(ctx, "spans_by_trace", map[string]any{"trace_id": traceID}, func(row []byte) error {
-		var e EvidenceSpan
-		if err := json.Unmarshal(row, &e); err != nil {
-			return err
-		}
-		out = append(out, e)
-		return nil
-	})
+	err := s.query(ctx, "spans_by_trace", map[string]any{"trace_id": traceID}, engine.DecodeRows(&out))
 	return out, err
 }
 

@@ -104,19 +104,7 @@ func (r *Runner) record(ctx context.Context, rep Report) error {
 
 // Records returns the recorded replay results of a trace, oldest first.
 func (r *Runner) Records(ctx context.Context, traceID string) ([]Record, error) {
-	q, err := engine.Bind(queries.MustGet("replay_results_by_trace"), map[string]any{"trace_id": traceID})
-	if err != nil {
-		return nil, err
-	}
-	var out []Record
-	err = r.Ledger.Engine().QueryJSON(ctx, q, func(row []byte) error {
-		var rec Record
-		if err := json.Unmarshal(row, &rec); err != nil {
-			return err
-		}
-		out = append(out, rec)
-		return nil
-	})
+	out, err := engine.QueryRows[Record](ctx, r.Ledger.Engine(), queries.MustGet("replay_results_by_trace"), map[string]any{"trace_id": traceID})
 	if err != nil {
 		return nil, fmt.Errorf("replay: read results: %w", err)
 	}

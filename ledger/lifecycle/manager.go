@@ -215,19 +215,7 @@ func mayRead(p access.Principal, tenant string) error {
 
 // query runs a named query with parameters and decodes each row into a T.
 func query[T any](ctx context.Context, m *Manager, name string, params map[string]any) ([]T, error) {
-	q, err := engine.Bind(queries.MustGet(name), params)
-	if err != nil {
-		return nil, err
-	}
-	var out []T
-	err = m.eng.QueryJSON(ctx, q, func(row []byte) error {
-		var v T
-		if err := json.Unmarshal(row, &v); err != nil {
-			return fmt.Errorf("decode row: %w", err)
-		}
-		out = append(out, v)
-		return nil
-	})
+	out, err := engine.QueryRows[T](ctx, m.eng, queries.MustGet(name), params)
 	if err != nil {
 		return nil, fmt.Errorf("lifecycle: %s: %w", name, err)
 	}

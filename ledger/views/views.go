@@ -186,15 +186,3 @@ var filterSQL = sync.OnceValue(func() string {
 	b.WriteString(")")
 	return b.String()
 })
-
-// decodeRows returns a row callback appending each row, decoded, to *out.
-func decodeRows[T any](out *[]T) func([]byte) error {
-	return func(row []byte) error {
-		var v T
-		if err := json.Unmarshal(row, &v); err != nil {
-			return fmt.Errorf("decode row: %w", err)
-		}
-		*out = append(*out, v)
-		return nil
-	}
-}
