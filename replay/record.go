@@ -9,7 +9,6 @@ import (
 	"github.com/docketlabs/docket/ledger/engine"
 	"github.com/docketlabs/docket/queries"
 	"github.com/docketlabs/docket/replay/distribution"
-	"github.com/docketlabs/docket/replay/providers"
 )
 
 // Record is one row of replay_results: a replayed call, linked to the
@@ -36,17 +35,8 @@ type Record struct {
 // Summary is what the ledger keeps of a Result: everything but output
 // text, which stays behind the reveal checks.
 type Summary struct {
-	Status                 string                  `json:"status"`
-	Reason                 string                  `json:"reason,omitempty"`
-	Lifecycle              string                  `json:"lifecycle,omitempty"`
-	Requested              int                     `json:"requested"`
-	Completed              int                     `json:"completed"`
-	Failed                 int                     `json:"failed"`
-	Requests               int                     `json:"requests"`
-	FirstError             string                  `json:"first_error,omitempty"`
-	ParamChanges           []providers.ParamChange `json:"param_changes,omitempty"`
-	EstimatedCostPerReplay string                  `json:"estimated_cost_per_replay"`
-	ExactMatchRate         *float64                `json:"exact_match_rate,omitempty"`
+	Outcome
+	ExactMatchRate *float64 `json:"exact_match_rate,omitempty"`
 	// Variants are the distinct outputs' counts and divergences, most
 	// frequent first, without their text.
 	Variants []VariantSummary `json:"variants,omitempty"`
@@ -60,9 +50,7 @@ type VariantSummary struct {
 }
 
 func summarize(r Result) Summary {
-	s := Summary{Status: r.Status, Reason: r.Reason, Lifecycle: r.Lifecycle, Requested: r.Requested, Completed: r.Completed,
-		Failed: r.Failed, Requests: r.Requests, FirstError: r.FirstError, ParamChanges: r.ParamChanges,
-		EstimatedCostPerReplay: r.EstimatedCostPerReplay}
+	s := Summary{Outcome: r.Outcome}
 	if d := r.Distribution; d != nil {
 		s.ExactMatchRate = &d.ExactMatchRate
 		for _, v := range d.Variants {

@@ -114,14 +114,10 @@ type Report struct {
 	Results  []Result `json:"results"`
 }
 
-// Result is the replay of one call.
-type Result struct {
-	Tenant        string `json:"tenant"`
-	TraceID       string `json:"trace_id"`
-	SpanID        string `json:"span_id"`
-	Provider      string `json:"provider"`
-	ResponseModel string `json:"response_model"`
-	Status        string `json:"status"`
+// Outcome is how the replays of one call went, in words and counts without
+// content; the ledger keeps it with the distribution's summary.
+type Outcome struct {
+	Status string `json:"status"`
 	// Reason explains a status other than replayed, in words without content.
 	Reason string `json:"reason,omitempty"`
 	// Lifecycle is the snapshot's state when it is not simply active:
@@ -136,8 +132,18 @@ type Result struct {
 	ParamChanges []providers.ParamChange `json:"param_changes,omitempty"`
 	// EstimatedCostPerReplay is the original call's cost at today's price,
 	// "—" when unknown.
-	EstimatedCostPerReplay string               `json:"estimated_cost_per_replay"`
-	Distribution           *distribution.Report `json:"distribution,omitempty"`
+	EstimatedCostPerReplay string `json:"estimated_cost_per_replay"`
+}
+
+// Result is the replay of one call.
+type Result struct {
+	Tenant        string `json:"tenant"`
+	TraceID       string `json:"trace_id"`
+	SpanID        string `json:"span_id"`
+	Provider      string `json:"provider"`
+	ResponseModel string `json:"response_model"`
+	Outcome
+	Distribution *distribution.Report `json:"distribution,omitempty"`
 
 	// calls are the ledger rows of the replays sent.
 	calls []ledger.Call
@@ -244,7 +250,7 @@ func parseUSD(s string) (pricing.PicoUSD, error) {
 
 func (r *Runner) replayCall(ctx context.Context, p access.Principal, runID string, c ledger.Call, opt Options, b *budget) (Result, error) {
 	res := Result{Tenant: c.Tenant, TraceID: c.TraceID, SpanID: c.SpanID, Provider: c.Provider, ResponseModel: c.ResponseModel,
-		Requested: opt.N, EstimatedCostPerReplay: "—"}
+		Outcome: Outcome{Requested: opt.N, EstimatedCostPerReplay: "—"}}
 	now := opt.Now()
 	if r.Lifecycle != nil {
 		switch st := r.Lifecycle.Status(c.Provider, c.ResponseModel, now); st.State {
