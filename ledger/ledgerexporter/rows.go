@@ -90,12 +90,13 @@ func (r *rows) chunks() ([][]byte, []string) {
 // of at most maxSize items (or bytes), the last one the smallest.
 func (r *rows) MergeSplit(_ context.Context, maxSize int, szt exporterhelper.RequestSizerType, other xexporterhelper.Request) ([]xexporterhelper.Request, error) {
 	var callSize func(n int) int
-	var evidenceSize, total int
+	var evidenceSize int
+	var total func() int // the batch's size, measured after the merge
 	switch szt {
 	case exporterhelper.RequestSizerTypeItems:
-		callSize, evidenceSize = func(int) int { return 1 }, 1
+		callSize, evidenceSize, total = func(int) int { return 1 }, 1, r.ItemsCount
 	case exporterhelper.RequestSizerTypeBytes:
-		callSize, evidenceSize = func(n int) int { return n }, evidenceRowBytes
+		callSize, evidenceSize, total = func(n int) int { return n }, evidenceRowBytes, r.BytesSize
 	default:
 		return nil, fmt.Errorf("ledger: queue sizer %v is not supported; use items or bytes", szt)
 	}
@@ -107,12 +108,7 @@ func (r *rows) MergeSplit(_ context.Context, maxSize int, szt exporterhelper.Req
 		r.segs = append(r.segs, o.segs...)
 		r.evidence = append(r.evidence, o.evidence...)
 	}
-	if szt == exporterhelper.RequestSizerTypeItems {
-		total = r.ItemsCount()
-	} else {
-		total = r.BytesSize()
-	}
-	if maxSize <= 0 || total <= maxSize {
+	if maxSize <= 0 || total() <= maxSize {
 		return []xexporterhelper.Request{r}, nil
 	}
 	var out []xexporterhelper.Request
