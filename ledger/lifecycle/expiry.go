@@ -132,24 +132,22 @@ func (m *Manager) Expire(ctx context.Context, p access.Principal, opts ExpireOpt
 		m.recordFailure(ctx, p, a)
 		return run, err
 	}
-	// The heartbeat records the counts as of the last phase reported, so it
-	// never reads counts while expire changes them.
-	var countsMu sync.Mutex
-	counts := run.ExpiryCounts
+	// Heartbeats record the run as of the last phase reported: expire
+	// changes run's counts while they are built.
+	var latestMu sync.Mutex
+	latest := run
 	report := func(phase, tenant string) {
-		countsMu.Lock()
-		counts = run.ExpiryCounts
-		countsMu.Unlock()
+		latestMu.Lock()
+		latest = run
+		latestMu.Unlock()
 		if opts.Progress != nil {
 			opts.Progress(Progress{RunID: run.ID, DryRun: run.DryRun, Phase: phase, Tenant: tenant, Counts: run.ExpiryCounts})
 		}
 	}
-	started := run // expire changes run's counts while heartbeats are built
 	stopHeartbeat := m.heartbeat(ctx, func() ExpiryRun {
-		beat := started
-		countsMu.Lock()
-		beat.ExpiryCounts = counts
-		countsMu.Unlock()
+		latestMu.Lock()
+		defer latestMu.Unlock()
+		beat := latest
 		beat.At = m.stamp()
 		return beat
 	})
