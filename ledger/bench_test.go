@@ -1,14 +1,13 @@
 package ledger
 
 import (
-	"bytes"
-	"encoding/json"
 	"testing"
 	"time"
 )
 
 // BenchmarkCallRow is the per-span Go cost of the ledger: extraction with
-// pricing, then encoding the row for insert.
+// pricing, then encoding the row in RowBinary for insert, as the exporter
+// does.
 func BenchmarkCallRow(b *testing.B) {
 	x := testExtractor(b)
 	res, span := testSpan(map[string]any{
@@ -19,18 +18,19 @@ func BenchmarkCallRow(b *testing.B) {
 		"gen_ai.response.finish_reasons": []any{"stop"}, "server.address": "api.example.invalid",
 	})
 	now := time.Now()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
 	b.Run("extract", func(b *testing.B) {
 		for b.Loop() {
 			_ = x.Call(res, span, now)
 		}
 	})
-	c := x.Call(res, span, now)
+	calls := []Call{x.Call(res, span, now)}
+	var buf []byte
 	b.Run("encode", func(b *testing.B) {
 		for b.Loop() {
-			buf.Reset()
-			_ = enc.Encode(&c)
+			var err error
+			if buf, err = EncodeCalls(buf[:0], calls); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 }
