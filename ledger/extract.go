@@ -446,8 +446,6 @@ func requestParams(attrs pcommon.Map, is *issues) map[string]string {
 	return out
 }
 
-// Content attributes the content processor moves to the store, with the
-// indexed forms (gen_ai.prompt.0.content) matched by prefix.
 // contentKeys are the attributes that carry content, with their indexed
 // forms (key.N.…): the content processor's list, which its tests keep this
 // one in step with.
@@ -459,6 +457,11 @@ var contentKeys = []string{
 	"input.value", "output.value", "llm.input_messages", "llm.output_messages", "llm.prompts",
 	"llm.prompt_template.template", "llm.prompt_template.variables", "llm.tools",
 	"embedding.embeddings", "reranker.query",
+	// OpenLLMetry (Traceloop) beyond gen_ai.prompt and gen_ai.completion.
+	"traceloop.entity.input", "traceloop.entity.output", "traceloop.prompt.template",
+	"traceloop.prompt.template_variables", "llm.request.functions", "mcp.request.argument",
+	"mcp.response.value", "db.query.result.document", "db.search.result.entity",
+	"db.query.result.vector", "db.query.embeddings.vector", "db.search.embeddings.vector",
 }
 
 // documentContentOwners are the OpenInference lists whose entries carry
@@ -509,12 +512,13 @@ const (
 )
 
 func (x *Extractor) contentColumns(attrs pcommon.Map, c *Call, is *issues) {
-	// OpenInference's keys, as the content processor references them,
-	// after the GenAI ones.
-	c.InputRef = is.firstStr(attrs, maxIDLen, AttrInputRef, "llm.input_messages_ref", "input.value_ref")
-	c.OutputRef = is.firstStr(attrs, maxIDLen, AttrOutputRef, "llm.output_messages_ref", "output.value_ref")
+	// The GenAI conventions' keys first, then OpenInference's, then the
+	// older ones OpenLLMetry sends, as the content processor references
+	// them.
+	c.InputRef = is.firstStr(attrs, maxIDLen, AttrInputRef, "llm.input_messages_ref", "input.value_ref", "gen_ai.prompt_ref")
+	c.OutputRef = is.firstStr(attrs, maxIDLen, AttrOutputRef, "llm.output_messages_ref", "output.value_ref", "gen_ai.completion_ref")
 	c.SystemInstructionsRef = is.str(attrs, AttrSystemInstructionsRef, maxIDLen)
-	c.ToolDefinitionsRef = is.firstStr(attrs, maxIDLen, AttrToolDefinitionsRef, "llm.tools_ref")
+	c.ToolDefinitionsRef = is.firstStr(attrs, maxIDLen, AttrToolDefinitionsRef, "llm.tools_ref", "llm.request.functions_ref")
 	c.ContentStatus = is.str(attrs, AttrContentStatus, maxIDLen)
 	c.ContentBytes = is.int64Attr(attrs, AttrContentBytes)
 	if c.ContentStatus != "" {

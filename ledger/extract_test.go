@@ -275,6 +275,33 @@ func TestOpenInferenceCall(t *testing.T) {
 	}
 }
 
+// TestOpenLLMetryCall: an OpenLLMetry (Traceloop) call keeps its content in
+// gen_ai.prompt.N.*, gen_ai.completion.N.* and llm.request.functions.N.*;
+// the row references what the content processor stored of them.
+func TestOpenLLMetryCall(t *testing.T) {
+	res, span := testSpan(map[string]any{
+		"gen_ai.system": "openai", "llm.request.type": "chat", "gen_ai.request.model": "gpt-4o-mini",
+		"gen_ai.usage.prompt_tokens": 10, "gen_ai.usage.completion_tokens": 5,
+		"gen_ai.prompt_ref": "docket-content://default/prompt/aa", "gen_ai.completion_ref": "docket-content://default/completion/bb",
+		"llm.request.functions_ref": "docket-content://default/tool.definitions/cc", "docket.content.status": "stored",
+	})
+	c := testExtractor(t).Call(res, span, time.Now())
+	if c.Operation != "chat" || c.UsageSource != UsageReported {
+		t.Fatalf("metadata: %q %q", c.Operation, c.UsageSource)
+	}
+	if c.InputRef != "docket-content://default/prompt/aa" || c.OutputRef != "docket-content://default/completion/bb" ||
+		c.ToolDefinitionsRef != "docket-content://default/tool.definitions/cc" {
+		t.Fatalf("refs: %q %q %q", c.InputRef, c.OutputRef, c.ToolDefinitionsRef)
+	}
+	// Without the content processor, the content on the span is noticed.
+	for _, k := range []string{"gen_ai.prompt.0.content", "llm.request.functions.0.description", "traceloop.entity.input"} {
+		res, span = testSpan(map[string]any{"gen_ai.system": "openai", "gen_ai.request.model": "gpt-4o-mini", k: "what is my balance?"})
+		if c := testExtractor(t).Call(res, span, time.Now()); c.ContentStatus != ContentOnSpan {
+			t.Errorf("%s: content status %q, want %q", k, c.ContentStatus, ContentOnSpan)
+		}
+	}
+}
+
 func TestOpenInferenceRetrieverIsEvidence(t *testing.T) {
 	res, span := testSpan(map[string]any{
 		"openinference.span.kind":                 "RETRIEVER",

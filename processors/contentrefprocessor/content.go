@@ -69,11 +69,28 @@ var contentKeys = []contentKey{
 	{"reranker.input_documents", "reranker.documents", "document.content"},
 	{"reranker.output_documents", "reranker.documents", "document.content"},
 	{"reranker.query", "reranker.query", ""},
+	// OpenLLMetry (Traceloop) beyond gen_ai.prompt and gen_ai.completion:
+	// workflow and task inputs and outputs, managed prompt templates, the
+	// functions offered to the model, MCP tool calls, and the documents and
+	// vectors of its vector-database span events.
+	{"traceloop.entity.input", "entity.input", ""},
+	{"traceloop.entity.output", "entity.output", ""},
+	{"traceloop.prompt.template", "prompt_template", ""},
+	{"traceloop.prompt.template_variables", "prompt_template.variables", ""},
+	{"llm.request.functions", "tool.definitions", ""},
+	{"mcp.request.argument", "tool.call.arguments", ""},
+	{"mcp.response.value", "tool.call.result", ""},
+	{"db.query.result.document", "retrieval.documents", ""},
+	{"db.search.result.entity", "retrieval.documents", ""},
+	{"db.query.result.vector", "embeddings", ""},
+	{"db.query.embeddings.vector", "embeddings", ""},
+	{"db.search.embeddings.vector", "embeddings", ""},
 }
 
 // contentKeyPrefixes are the namespaces of contentKeys: most attributes
 // are in none of them and are passed over at once.
-var contentKeyPrefixes = []string{"gen_ai.", "input.", "output.", "llm.", "embedding.", "retrieval.", "reranker."}
+var contentKeyPrefixes = []string{"gen_ai.", "input.", "output.", "llm.", "embedding.", "retrieval.", "reranker.",
+	"traceloop.", "mcp.", "db."}
 
 // contentKeyIndex returns the index in contentKeys of the item an
 // attribute belongs to, or -1.

@@ -163,7 +163,7 @@ func (b *batch) add(it *item) {
 
 // collectAttrs finds the content keys among attrs.
 func (b *batch) collectAttrs(attrs pcommon.Map) {
-	var found, indexed uint32
+	var found, indexed uint64
 	for k := range attrs.All() {
 		if i := contentKeyIndex(k); i >= 0 {
 			if found&(1<<i) != 0 || k != contentKeys[i].key {

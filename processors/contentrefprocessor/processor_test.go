@@ -23,9 +23,9 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/docketlabs/docket/contentstore"
-	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/contentstore/contentstoreextension"
 	"github.com/docketlabs/docket/internal/s3test"
+	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/processors/contentrefprocessor/internal/metadata"
 )
 
@@ -173,9 +173,41 @@ func everyForm(tenant string) (ptrace.Traces, map[string][]string) {
 	a.PutStr("gen_ai.completion.0.content", next("openllmetry"))
 	a.PutStr("gen_ai.completion.0.tool_calls.0.arguments", `{"card":"`+next("openllmetry")+`"}`)
 	a.PutStr("gen_ai.usage.prompt_tokens", "7")
+	a.PutStr("llm.request.functions.0.name", "lookup_account")
+	a.PutStr("llm.request.functions.0.description", next("openllmetry"))
+	a.PutStr("traceloop.prompt.template", "Answer {{name}}: "+next("openllmetry"))
+	a.PutStr("traceloop.prompt.template_variables", `{"name":"`+next("openllmetry")+`"}`)
+	a.PutStr("traceloop.prompt.key", "support-answer")
+
+	s = newSpan(rs, "openllmetry workflow")
+	a = s.Attributes()
+	a.PutStr("traceloop.span.kind", "workflow")
+	a.PutStr("traceloop.entity.name", "answer_ticket")
+	a.PutStr("traceloop.entity.input", `{"args":["`+next("openllmetry workflow")+`"]}`)
+	a.PutStr("traceloop.entity.output", `"`+next("openllmetry workflow")+`"`)
+
+	s = newSpan(rs, "mcp")
+	a = s.Attributes()
+	a.PutStr("mcp.method.name", "tools/call")
+	a.PutStr("mcp.request.argument", `{"iban":"`+next("mcp")+`"}`)
+	a.PutStr("mcp.response.value", next("mcp"))
+
+	// OpenLLMetry's vector-database instrumentations put the query vector
+	// and each result's document on span events.
+	s = newSpan(rs, "vector db")
+	s.Attributes().PutStr("db.system", "chroma")
+	s.Attributes().PutStr("db.operation", "query")
+	ev := s.Events().AppendEmpty()
+	ev.SetName("db.query.embeddings")
+	ev.Attributes().PutStr("db.query.embeddings.vector", "["+next("vector db")+"]")
+	ev = s.Events().AppendEmpty()
+	ev.SetName("db.query.result")
+	ev.Attributes().PutStr("db.query.result.id", "doc-7")
+	ev.Attributes().PutDouble("db.query.result.distance", 0.12)
+	ev.Attributes().PutStr("db.query.result.document", next("vector db"))
 
 	s = newSpan(rs, "events")
-	ev := s.Events().AppendEmpty()
+	ev = s.Events().AppendEmpty()
 	ev.SetName("gen_ai.content.prompt")
 	ev.Attributes().PutStr("gen_ai.prompt", `[{"role":"user","content":"`+next("events")+`"}]`)
 	ev = s.Events().AppendEmpty()
@@ -351,8 +383,20 @@ func TestEveryContentFormMovesToTheStore(t *testing.T) {
 		t.Error("metadata removed from the span")
 	}
 	oll := spans["openllmetry"].Attributes()
-	if _, ok := oll.Get("gen_ai.prompt_ref"); !ok || oll.Len() != 6 {
+	for _, k := range []string{"gen_ai.prompt_ref", "gen_ai.completion_ref", "llm.request.functions_ref",
+		"traceloop.prompt.template_ref", "traceloop.prompt.template_variables_ref", "traceloop.prompt.key"} {
+		if _, ok := oll.Get(k); !ok {
+			t.Errorf("openllmetry span lacks %s: %v", k, oll.AsRaw())
+		}
+	}
+	if oll.Len() != 10 {
 		t.Errorf("openllmetry span: %v", oll.AsRaw())
+	}
+	vdb := spans["vector db"].Events()
+	for k, want := range map[string]string{"db.query.result.id": "doc-7", "db.query.result.document_ref": "docket-content://acme/retrieval.documents/"} {
+		if v, _ := vdb.At(1).Attributes().Get(k); !strings.HasPrefix(v.AsString(), want) {
+			t.Errorf("vector db result event: %s = %q: %v", k, v.AsString(), vdb.At(1).Attributes().AsRaw())
+		}
 	}
 	oi := spans["openinference"].Attributes()
 	for _, k := range []string{"input.value_ref", "output.value_ref", "llm.input_messages_ref", "llm.output_messages_ref",
@@ -767,6 +811,15 @@ func TestContentKeyIndex(t *testing.T) {
 		"reranker.query":                                  "reranker.query",
 		"reranker.output_documents.3.document.content":    "reranker.output_documents",
 		"reranker.output_documents.3.document.score":      "",
+		"traceloop.prompt.template":                       "traceloop.prompt.template",
+		"traceloop.prompt.template_variables":             "traceloop.prompt.template_variables",
+		"traceloop.prompt.key":                            "",
+		"llm.request.functions.0.parameters":              "llm.request.functions",
+		"llm.request.type":                                "",
+		"db.query.result.document":                        "db.query.result.document",
+		"db.query.result.id":                              "",
+		"db.query.text":                                   "",
+		"db.statement":                                    "",
 		"http.route":                                      "",
 	} {
 		got := ""
@@ -783,6 +836,10 @@ func TestContentKeyIndex(t *testing.T) {
 // still on the span (no content processor ran) by the same keys this
 // processor moves.
 func TestLedgerKnowsEveryContentKey(t *testing.T) {
+	// collectAttrs marks the keys found on one map in a uint64.
+	if len(contentKeys) > 64 {
+		t.Fatalf("%d content keys; collectAttrs holds 64", len(contentKeys))
+	}
 	for _, ck := range contentKeys {
 		attr := ck.key
 		if ck.leaf != "" {
