@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -391,6 +393,42 @@ func TestMissingContentIsIrreproducible(t *testing.T) {
 	}
 	if len(rep.Results) != 2 || e.requests.Load() != 0 {
 		t.Fatalf("%d results, %d requests", len(rep.Results), e.requests.Load())
+	}
+}
+
+// TestOpenLLMetryCallReplays: an OpenLLMetry call's content is stored as
+// the content processor stores flattened attributes (one JSON object); the
+// replay sends its messages and compares against its completion.
+func TestOpenLLMetryCallReplays(t *testing.T) {
+	var mu sync.Mutex
+	var seen [][]fakeprovider.Message
+	e := newEnv(t, func(ctx context.Context, req *fakeprovider.Request) (fakeprovider.Reply, error) {
+		mu.Lock()
+		seen = append(seen, req.Messages)
+		mu.Unlock()
+		return fakeprovider.Reply{Text: "It shipped on Monday."}, nil
+	})
+	trace := newTraceID(t)
+	c := e.call(trace, "00f067aa0ba902b7", "openai", "gpt-4o-mini-2024-07-18", "", "")
+	c.InputRef = e.put("prompt", `{"gen_ai.prompt.0.role":"system","gen_ai.prompt.0.content":"Be brief.",`+
+		`"gen_ai.prompt.1.role":"user","gen_ai.prompt.1.content":"Where is order 42?"}`)
+	c.OutputRef = e.put("completion", `{"gen_ai.completion.0.role":"assistant","gen_ai.completion.0.content":"It shipped on Monday.",`+
+		`"gen_ai.completion.0.finish_reason":"stop"}`)
+	insert(t, c)
+
+	rep, err := e.runner.ReplayTrace(context.Background(), auditor, trace, Options{N: 2, Purpose: purpose, Now: testNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := only(t, rep)
+	if res.Status != StatusReplayed || res.Completed != 2 || res.Distribution == nil || res.Distribution.ExactMatches != 2 {
+		t.Fatalf("%+v", res)
+	}
+	want := []fakeprovider.Message{{Role: "system", Text: "Be brief."}, {Role: "user", Text: "Where is order 42?"}}
+	for _, msgs := range seen {
+		if !slices.Equal(msgs, want) {
+			t.Fatalf("provider saw %+v, want %+v", msgs, want)
+		}
 	}
 }
 

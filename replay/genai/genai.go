@@ -73,10 +73,18 @@ const MaxContentBytes = 16 << 20
 // ErrInvalid marks content that is not in the conventions' form.
 var ErrInvalid = errors.New("genai: content is not in the GenAI message format")
 
-// ParseMessages reads gen_ai.input.messages or gen_ai.output.messages.
+// ParseMessages reads gen_ai.input.messages or gen_ai.output.messages, or
+// the flattened messages of OpenLLMetry and OpenInference (flattened.go).
 func ParseMessages(data []byte) ([]Message, error) {
 	if err := checkBytes(data); err != nil {
 		return nil, err
+	}
+	if isFlattened(data) {
+		msgs, err := parseFlattenedMessages(data)
+		if err == nil && len(msgs) == 0 {
+			err = fmt.Errorf("%w: no messages", ErrInvalid)
+		}
+		return msgs, err
 	}
 	var msgs []Message
 	if err := decodeStrict(data, &msgs); err != nil {
@@ -213,15 +221,22 @@ type ToolDefinition struct {
 	Parameters  json.RawMessage `json:"parameters,omitempty"` // JSON Schema
 }
 
-// ParseToolDefinitions reads gen_ai.tool.definitions. Only function tools
-// are accepted: other tool types are provider built-ins a replay cannot
-// reproduce portably.
+// ParseToolDefinitions reads gen_ai.tool.definitions, or the flattened
+// tools of OpenLLMetry and OpenInference (flattened.go). Only function
+// tools are accepted: other tool types are provider built-ins a replay
+// cannot reproduce portably.
 func ParseToolDefinitions(data []byte) ([]ToolDefinition, error) {
 	if err := checkBytes(data); err != nil {
 		return nil, err
 	}
 	var defs []ToolDefinition
-	if err := decodeStrict(data, &defs); err != nil {
+	var err error
+	if isFlattened(data) {
+		defs, err = parseFlattenedTools(data)
+	} else {
+		err = decodeStrict(data, &defs)
+	}
+	if err != nil {
 		return nil, err
 	}
 	for i, d := range defs {

@@ -85,6 +85,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`[{"role":"user","parts":[{"type":"text","content":"hi"}]}]`))
 	f.Add([]byte(`[{"role":"assistant","parts":[{"type":"tool_call","name":"f","arguments":[1,{"a":null}]}]}]`))
 	f.Add([]byte("\"instr\\u0000\""))
+	f.Add([]byte(`{"gen_ai.prompt.0.role":"user","gen_ai.prompt.0.content":"hi","gen_ai.prompt.1.tool_calls.0.name":"f"}`))
+	f.Add([]byte(`{"llm.tools.0.tool.json_schema":"{\"function\":{\"name\":\"f\"}}"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		msgs, err := ParseMessages(data)
 		if err != nil && !errors.Is(err, ErrInvalid) {
@@ -103,6 +105,15 @@ func FuzzParse(f *testing.F) {
 		if _, err := ParseParts(data); err != nil && !errors.Is(err, ErrInvalid) {
 			t.Fatalf("ParseParts error not ErrInvalid: %v", err)
 		}
+		defs, err := ParseToolDefinitions(data)
+		if err != nil && !errors.Is(err, ErrInvalid) {
+			t.Fatalf("ParseToolDefinitions error not ErrInvalid: %v", err)
+		}
+		for _, d := range defs {
+			if d.Name == "" {
+				t.Fatal("tool without name accepted")
+			}
+		}
 	})
 }
 
@@ -119,5 +130,77 @@ func TestParseToolDefinitions(t *testing.T) {
 		if _, err := ParseToolDefinitions([]byte(in)); !errors.Is(err, ErrInvalid) {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// TestParseFlattened: OpenLLMetry and OpenInference flatten messages and
+// tools into attributes; the content processor stores them as one object.
+func TestParseFlattened(t *testing.T) {
+	openllmetry := `{"gen_ai.prompt.0.role":"system","gen_ai.prompt.0.content":"Be brief.",
+	"gen_ai.prompt.1.role":"user","gen_ai.prompt.1.content":"Where is order 42?",
+	"gen_ai.prompt.2.role":"assistant","gen_ai.prompt.2.tool_calls.0.id":"call_1","gen_ai.prompt.2.tool_calls.0.name":"lookup",
+	"gen_ai.prompt.2.tool_calls.0.arguments":"{\"order\":42}",
+	"gen_ai.prompt.10.role":"tool","gen_ai.prompt.10.tool_call_id":"call_1","gen_ai.prompt.10.content":"shipped"}`
+	msgs, err := ParseMessages([]byte(openllmetry))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(msgs)
+	want := `[{"role":"system","parts":[{"type":"text","content":"Be brief."}]},` +
+		`{"role":"user","parts":[{"type":"text","content":"Where is order 42?"}]},` +
+		`{"role":"assistant","parts":[{"type":"tool_call","id":"call_1","name":"lookup","arguments":{"order":42}}]},` +
+		`{"role":"tool","parts":[{"type":"tool_call_response","id":"call_1","response":"shipped"}]}]`
+	if string(b) != want {
+		t.Errorf("OpenLLMetry prompt:\n got %s\nwant %s", b, want)
+	}
+	out, err := ParseMessages([]byte(`{"gen_ai.completion.0.role":"assistant","gen_ai.completion.0.content":"It shipped.","gen_ai.completion.0.finish_reason":"stop"}`))
+	if err != nil || out[0].Text() != "It shipped." || out[0].FinishReason != "stop" {
+		t.Fatalf("OpenLLMetry completion: %+v %v", out, err)
+	}
+
+	blocks, err := ParseMessages([]byte(`{"gen_ai.prompt.0.role":"user","gen_ai.prompt.0.content":"[{\"type\":\"text\",\"text\":\"Refund \"},{\"type\":\"text\",\"text\":\"status?\"}]",` +
+		`"gen_ai.prompt.1.role":"user","gen_ai.prompt.1.content":"[1, 2]"}`))
+	if err != nil || len(blocks[0].Parts) != 2 || blocks[0].Text() != "Refund status?" || blocks[1].Text() != "[1, 2]" {
+		t.Fatalf("content blocks: %+v %v", blocks, err)
+	}
+
+	openinference := `{"llm.input_messages.0.message.role":"user",
+	"llm.input_messages.0.message.contents.1.message_content.type":"text","llm.input_messages.0.message.contents.1.message_content.text":"status?",
+	"llm.input_messages.0.message.contents.0.message_content.type":"text","llm.input_messages.0.message.contents.0.message_content.text":"Refund ",
+	"llm.input_messages.1.message.role":"assistant",
+	"llm.input_messages.1.message.tool_calls.0.tool_call.id":"c1","llm.input_messages.1.message.tool_calls.0.tool_call.function.name":"lookup",
+	"llm.input_messages.1.message.tool_calls.0.tool_call.function.arguments":"not json"}`
+	if msgs, err = ParseMessages([]byte(openinference)); err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 2 || msgs[0].Text() != "Refund status?" || msgs[1].Parts[0].Name != "lookup" || string(msgs[1].Parts[0].Arguments) != `"not json"` {
+		t.Fatalf("OpenInference: %+v", msgs)
+	}
+
+	for name, in := range map[string]string{
+		"no role":           `{"gen_ai.prompt.0.content":"hi"}`,
+		"role not string":   `{"gen_ai.prompt.0.role":7}`,
+		"two lists":         `{"gen_ai.prompt.0.role":"user","llm.input_messages.0.message.role":"user"}`,
+		"unknown list":      `{"gen_ai.other.0.role":"user"}`,
+		"no index":          `{"gen_ai.prompt.role":"user"}`,
+		"index too large":   `{"gen_ai.prompt.99999999999.role":"user"}`,
+		"image part":        `{"llm.input_messages.0.message.role":"user","llm.input_messages.0.message.contents.0.message_content.type":"image"}`,
+		"tool without name": `{"gen_ai.prompt.0.role":"assistant","gen_ai.prompt.0.tool_calls.0.id":"c"}`,
+		"empty object":      `{}`,
+		"image block":       `{"gen_ai.prompt.0.role":"user","gen_ai.prompt.0.content":"[{\"type\":\"image\",\"source\":{}}]"}`,
+	} {
+		if _, err := ParseMessages([]byte(in)); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+
+	defs, err := ParseToolDefinitions([]byte(`{"llm.request.functions.0.name":"lookup","llm.request.functions.0.description":"Find an order.",
+	"llm.request.functions.0.parameters":"{\"type\":\"object\"}"}`))
+	if err != nil || len(defs) != 1 || defs[0].Name != "lookup" || defs[0].Description != "Find an order." || string(defs[0].Parameters) != `{"type":"object"}` {
+		t.Fatalf("OpenLLMetry functions: %+v %v", defs, err)
+	}
+	defs, err = ParseToolDefinitions([]byte(`{"llm.tools.0.tool.json_schema":"{\"type\":\"function\",\"function\":{\"name\":\"lookup\",\"parameters\":{}}}"}`))
+	if err != nil || len(defs) != 1 || defs[0].Name != "lookup" || defs[0].Type != "function" {
+		t.Fatalf("OpenInference tools: %+v %v", defs, err)
 	}
 }
