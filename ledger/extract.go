@@ -399,7 +399,7 @@ func (x *Extractor) Call(res pcommon.Resource, span ptrace.Span, ingestedAt time
 		"llm.token_count.prompt_details.cache_write")
 	c.ReasoningTokens = is.int64Attr(attrs, "gen_ai.usage.reasoning.output_tokens", "llm.token_count.completion_details.reasoning")
 	c.RequestParams = requestParams(attrs, &is)
-	x.contentColumns(attrs, &c, &is)
+	contentColumns(span, &c, &is)
 	c.Derive(x.Prices)
 	if is == nil {
 		is = issues{}
@@ -511,28 +511,64 @@ const (
 	AttrContentBytes          = "docket.content.bytes"
 )
 
-func (x *Extractor) contentColumns(attrs pcommon.Map, c *Call, is *issues) {
-	// The GenAI conventions' keys first, then OpenInference's, then the
-	// older ones OpenLLMetry sends, as the content processor references
-	// them.
-	c.InputRef = is.firstStr(attrs, maxIDLen, AttrInputRef, "llm.input_messages_ref", "input.value_ref", "gen_ai.prompt_ref")
-	c.OutputRef = is.firstStr(attrs, maxIDLen, AttrOutputRef, "llm.output_messages_ref", "output.value_ref", "gen_ai.completion_ref")
-	c.SystemInstructionsRef = is.str(attrs, AttrSystemInstructionsRef, maxIDLen)
-	c.ToolDefinitionsRef = is.firstStr(attrs, maxIDLen, AttrToolDefinitionsRef, "llm.tools_ref", "llm.request.functions_ref")
+// contentColumns reads the references the content processor left, from
+// the span and, for the older forms that carry content on span events
+// (gen_ai.content.prompt, gen_ai.client.inference.operation.details, …),
+// from its events.
+func contentColumns(span ptrace.Span, c *Call, is *issues) {
+	attrs := span.Attributes()
+	events := span.Events()
+	c.fillRefs(attrs, is)
+	for i := 0; i < events.Len() && !c.hasAllRefs(); i++ {
+		c.fillRefs(events.At(i).Attributes(), is)
+	}
 	c.ContentStatus = is.str(attrs, AttrContentStatus, maxIDLen)
 	c.ContentBytes = is.int64Attr(attrs, AttrContentBytes)
 	if c.ContentStatus != "" {
 		return
 	}
 	c.ContentStatus = ContentNone
-	onSpan := false
-	attrs.Range(func(k string, _ pcommon.Value) bool {
-		onSpan = IsContentAttribute(k)
-		return !onSpan
-	})
-	if onSpan {
+	if hasContent(attrs) {
 		c.ContentStatus = ContentOnSpan
 	}
+	for i := 0; i < events.Len() && c.ContentStatus == ContentNone; i++ {
+		if hasContent(events.At(i).Attributes()) {
+			c.ContentStatus = ContentOnSpan
+		}
+	}
+}
+
+// fillRefs fills the references still empty from attrs: the GenAI
+// conventions' keys first, then OpenInference's, then the older ones
+// OpenLLMetry sends, as the content processor references them.
+func (c *Call) fillRefs(attrs pcommon.Map, is *issues) {
+	for _, f := range []struct {
+		dst  *string
+		keys []string
+	}{
+		{&c.InputRef, []string{AttrInputRef, "llm.input_messages_ref", "input.value_ref", "gen_ai.prompt_ref"}},
+		{&c.OutputRef, []string{AttrOutputRef, "llm.output_messages_ref", "output.value_ref", "gen_ai.completion_ref"}},
+		{&c.SystemInstructionsRef, []string{AttrSystemInstructionsRef}},
+		{&c.ToolDefinitionsRef, []string{AttrToolDefinitionsRef, "llm.tools_ref", "llm.request.functions_ref"}},
+	} {
+		if *f.dst == "" {
+			*f.dst = is.firstStr(attrs, maxIDLen, f.keys...)
+		}
+	}
+}
+
+func (c *Call) hasAllRefs() bool {
+	return c.InputRef != "" && c.OutputRef != "" && c.SystemInstructionsRef != "" && c.ToolDefinitionsRef != ""
+}
+
+// hasContent reports whether attrs still carry content.
+func hasContent(attrs pcommon.Map) bool {
+	found := false
+	attrs.Range(func(k string, _ pcommon.Value) bool {
+		found = IsContentAttribute(k)
+		return !found
+	})
+	return found
 }
 
 // Evidence builds the evidence row of a non-call span, or reports false if

@@ -275,6 +275,44 @@ func TestOpenInferenceCall(t *testing.T) {
 	}
 }
 
+// TestContentOnSpanEvents: the older forms carry content on span events;
+// the row references what the content processor stored of them, and
+// notices content left on an event.
+func TestContentOnSpanEvents(t *testing.T) {
+	res, span := testSpan(map[string]any{"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o-mini", "docket.content.status": "stored"})
+	details := span.Events().AppendEmpty()
+	details.SetName("gen_ai.client.inference.operation.details")
+	details.Attributes().PutStr("gen_ai.input.messages_ref", "docket-content://default/input.messages/aa")
+	details.Attributes().PutStr("gen_ai.output.messages_ref", "docket-content://default/output.messages/bb")
+	legacy := span.Events().AppendEmpty()
+	legacy.SetName("gen_ai.content.prompt")
+	legacy.Attributes().PutStr("gen_ai.prompt_ref", "docket-content://default/prompt/cc")
+	c := testExtractor(t).Call(res, span, time.Now())
+	if c.InputRef != "docket-content://default/input.messages/aa" || c.OutputRef != "docket-content://default/output.messages/bb" || c.ContentStatus != "stored" {
+		t.Fatalf("refs from the operation details event: %q %q %q", c.InputRef, c.OutputRef, c.ContentStatus)
+	}
+
+	res, span = testSpan(map[string]any{"gen_ai.system": "openai", "gen_ai.request.model": "gpt-4o-mini", "docket.content.status": "stored"})
+	for name, ref := range map[string]string{"gen_ai.content.prompt": "gen_ai.prompt_ref", "gen_ai.content.completion": "gen_ai.completion_ref"} {
+		ev := span.Events().AppendEmpty()
+		ev.SetName(name)
+		ev.Attributes().PutStr(ref, "docket-content://default/x/"+name)
+	}
+	c = testExtractor(t).Call(res, span, time.Now())
+	if c.InputRef != "docket-content://default/x/gen_ai.content.prompt" || c.OutputRef != "docket-content://default/x/gen_ai.content.completion" {
+		t.Fatalf("refs from the legacy content events: %q %q", c.InputRef, c.OutputRef)
+	}
+
+	// Without the content processor, content on an event is noticed.
+	res, span = testSpan(map[string]any{"gen_ai.system": "openai", "gen_ai.request.model": "gpt-4o-mini"})
+	ev := span.Events().AppendEmpty()
+	ev.SetName("gen_ai.content.prompt")
+	ev.Attributes().PutStr("gen_ai.prompt", "what is my balance?")
+	if c := testExtractor(t).Call(res, span, time.Now()); c.ContentStatus != ContentOnSpan {
+		t.Fatalf("content status %q, want %q", c.ContentStatus, ContentOnSpan)
+	}
+}
+
 // TestOpenLLMetryCall: an OpenLLMetry (Traceloop) call keeps its content in
 // gen_ai.prompt.N.*, gen_ai.completion.N.* and llm.request.functions.N.*;
 // the row references what the content processor stored of them.
