@@ -369,13 +369,13 @@ func TestContentNeverLeavesTheCollector(t *testing.T) {
 		return "stored"
 	}
 	counts := map[string]int{}
-	spanAttrs := map[string]pcommon.Map{}
+	spansByID := map[string]ptrace.Span{}
 	for _, td := range be.traces {
 		for _, rs := range td.ResourceSpans().All() {
 			for _, ss := range rs.ScopeSpans().All() {
 				for _, s := range ss.Spans().All() {
 					i := indexOf(s.SpanID())
-					spanAttrs[s.SpanID().String()] = s.Attributes()
+					spansByID[s.SpanID().String()] = s
 					status, _ := s.Attributes().Get("docket.content.status")
 					counts[status.Str()]++
 					if status.Str() != wantStatus(i) {
@@ -459,17 +459,36 @@ func TestContentNeverLeavesTheCollector(t *testing.T) {
 		if err := json.Unmarshal(row.raw, &call); err != nil {
 			t.Fatal(err)
 		}
-		attrs, ok := spanAttrs[call.SpanID]
+		span, ok := spansByID[call.SpanID]
 		if !ok {
 			t.Errorf("ledger row for unknown span %s", call.SpanID)
 			continue
 		}
 		ledgerCounts[call.ContentStatus]++
+		attrs := span.Attributes()
 		str := func(k string) string { v, _ := attrs.Get(k); return v.Str() }
+		// ref is the reference the collector left for one part of the
+		// content, under any of its names: on the span, else on one of its
+		// events (the older forms).
+		ref := func(keys ...string) string {
+			maps := []pcommon.Map{attrs}
+			for _, ev := range span.Events().All() {
+				maps = append(maps, ev.Attributes())
+			}
+			for _, m := range maps {
+				for _, k := range keys {
+					if v, ok := m.Get(k); ok {
+						return v.Str()
+					}
+				}
+			}
+			return ""
+		}
 		bytesAttr, _ := attrs.Get("docket.content.bytes")
-		if call.ContentStatus != str("docket.content.status") || call.InputRef != str("gen_ai.input.messages_ref") ||
-			call.OutputRef != str("gen_ai.output.messages_ref") || call.SystemInstructionsRef != str("gen_ai.system_instructions_ref") ||
-			call.ToolDefinitionsRef != str("gen_ai.tool.definitions_ref") || call.ContentBytes == nil || *call.ContentBytes != bytesAttr.Int() {
+		if call.ContentStatus != str("docket.content.status") || call.InputRef != ref("gen_ai.input.messages_ref", "gen_ai.prompt_ref") ||
+			call.OutputRef != ref("gen_ai.output.messages_ref", "gen_ai.completion_ref") ||
+			call.SystemInstructionsRef != ref("gen_ai.system_instructions_ref") ||
+			call.ToolDefinitionsRef != ref("gen_ai.tool.definitions_ref") || call.ContentBytes == nil || *call.ContentBytes != bytesAttr.Int() {
 			t.Errorf("ledger row of span %s differs from the span: %s", call.SpanID, row.raw)
 		}
 	}
