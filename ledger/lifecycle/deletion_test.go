@@ -145,7 +145,7 @@ func TestDeletionOfManyObjectsOfALongTenantName(t *testing.T) {
 	if f.exists(calls[799].InputRef) {
 		t.Fatal("object survived")
 	}
-	if st, err := f.m.CallStates(ctx, admin, f.tenant, calls[0].TraceID); err != nil || len(st) != 1 || len(st[0].Objects[0].Events) != 1 {
+	if st, err := f.states(admin, calls[0].TraceID); err != nil || len(st) != 1 || len(st[0].Objects[0].Events) != 1 {
 		t.Fatalf("call state %+v %v", st, err)
 	}
 }

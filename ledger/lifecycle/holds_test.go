@@ -265,7 +265,7 @@ func holdScenario(t *testing.T, store contentstore.Store, refused, gone func(*te
 			}
 		}
 	}
-	states, err := f.m.CallStates(ctx, admin, f.tenant, u.TraceID)
+	states, err := f.states(admin, u.TraceID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func TestHoldScopes(t *testing.T) {
 	if byTrace.Scope.TraceID != late.TraceID || !f.storeHeld(late.InputRef) || f.storeHeld(early.InputRef) {
 		t.Fatal("trace hold must hold the trace's call only")
 	}
-	st, err := f.m.CallStates(ctx, admin, f.tenant, inRange.TraceID)
+	st, err := f.states(admin, inRange.TraceID)
 	if err != nil || len(st) != 1 || !slices.Equal(st[0].HoldIDs, []string{byRange.ID}) {
 		t.Fatalf("call state %+v %v", st, err)
 	}

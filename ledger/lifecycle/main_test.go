@@ -91,6 +91,17 @@ func newFixture(t testing.TB, store contentstore.Store, opts Options) *fixture {
 	return &fixture{t: t, m: m, store: store, tenant: newTenant(t)}
 }
 
+// states reads a trace's calls as the evidence page does and returns
+// their lifecycle states.
+func (f *fixture) states(p access.Principal, traceID string) ([]CallState, error) {
+	f.t.Helper()
+	calls, err := ledgerStore.CallsByTrace(ctx, traceID)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return f.m.CallStates(ctx, p, f.tenant, calls)
+}
+
 // callSpec describes one LLM call; empty content means no reference.
 type callSpec struct {
 	trace, endUser        string

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/docketlabs/docket/ledger"
@@ -59,32 +60,53 @@ type RefState struct {
 	Events []ContentEvent `json:"events"`
 }
 
-// CallStates returns the lifecycle state of every call of a trace.
-func (m *Manager) CallStates(ctx context.Context, p access.Principal, tenant, traceID string) ([]CallState, error) {
+// CallStates returns the lifecycle state of calls the caller has read
+// (the evidence page's calls of one trace): calls of other tenants than
+// tenant are left out. Holds and deletion requests are matched to them here
+// rather than by reading them again through call_lifecycle, which would
+// cost a second FINAL lookup of the trace.
+func (m *Manager) CallStates(ctx context.Context, p access.Principal, tenant string, calls []ledger.Call) ([]CallState, error) {
 	if err := mayRead(p, tenant); err != nil {
 		return nil, err
 	}
-	if !ledger.ValidTraceID(traceID) {
-		return nil, invalid("trace_id must be 32 lowercase hex digits, not all zero")
+	calls = slices.DeleteFunc(slices.Clone(calls), func(c ledger.Call) bool { return c.Tenant != tenant })
+	if len(calls) == 0 {
+		return nil, nil
 	}
-	calls, err := query[struct {
-		TraceID        string    `json:"trace_id"`
-		SpanID         string    `json:"span_id"`
-		StartTime      time.Time `json:"start_time"`
-		Refs           []string  `json:"refs"`
-		HoldIDs        []string  `json:"hold_ids"`
-		DeletionJobIDs []string  `json:"deletion_job_ids"`
-	}](ctx, m, "lifecycle_trace_calls", map[string]any{"tenant": tenant, "trace_id": traceID})
-	if err != nil || len(calls) == 0 {
+	scopes, err := query[scopeRow](ctx, m, "lifecycle_scopes", map[string]any{"tenant": tenant})
+	if err != nil {
 		return nil, err
 	}
-	// Events exist only for this tenant's objects; other strings a span
-	// carried as a reference are not looked up.
+	ret := m.policy.For(tenant)
+	out := make([]CallState, len(calls))
 	var refs []string
-	for _, c := range calls {
-		for _, r := range tenantRefs(tenant, c.Refs) {
+	for i, c := range calls {
+		start := c.StartTime.UTC()
+		s := CallState{TraceID: c.TraceID, SpanID: c.SpanID, StartTime: start,
+			ContentRetainedUntil: start.AddDate(0, 0, ret.ContentDays), LedgerRetainedUntil: start.AddDate(0, 0, ret.LedgerDays),
+			HoldIDs: []string{}, DeletionJobIDs: []string{}, Objects: []RefState{}}
+		for _, sc := range scopes {
+			if !sc.covers(c) {
+				continue
+			}
+			switch sc.Kind {
+			case scopeHold:
+				s.HoldIDs = append(s.HoldIDs, sc.ID)
+			case scopeDeletion:
+				s.DeletionJobIDs = append(s.DeletionJobIDs, sc.ID)
+			}
+		}
+		for _, r := range []string{c.InputRef, c.OutputRef, c.SystemInstructionsRef, c.ToolDefinitionsRef} {
+			if r != "" {
+				s.Objects = append(s.Objects, RefState{Ref: r, Events: []ContentEvent{}})
+			}
+		}
+		// Events exist only for this tenant's objects; other strings a span
+		// carried as a reference are not looked up.
+		for _, r := range tenantRefs(tenant, refsOf(s.Objects)) {
 			refs = append(refs, r.String())
 		}
+		out[i] = s
 	}
 	byRef := map[string][]ContentEvent{}
 	for _, list := range refLists(refs) {
@@ -96,20 +118,42 @@ func (m *Manager) CallStates(ctx context.Context, p access.Principal, tenant, tr
 			byRef[e.Ref] = append(byRef[e.Ref], e)
 		}
 	}
-	ret := m.policy.For(tenant)
-	out := make([]CallState, len(calls))
-	for i, c := range calls {
-		start := c.StartTime.UTC()
-		s := CallState{TraceID: c.TraceID, SpanID: c.SpanID, StartTime: start,
-			ContentRetainedUntil: start.AddDate(0, 0, ret.ContentDays), LedgerRetainedUntil: start.AddDate(0, 0, ret.LedgerDays),
-			HoldIDs: c.HoldIDs, DeletionJobIDs: c.DeletionJobIDs, Objects: make([]RefState, len(c.Refs))}
-		for j, r := range c.Refs {
-			s.Objects[j] = RefState{Ref: r, Events: byRef[r]}
-			if s.Objects[j].Events == nil {
-				s.Objects[j].Events = []ContentEvent{}
+	for _, s := range out {
+		for j, o := range s.Objects {
+			if events, ok := byRef[o.Ref]; ok {
+				s.Objects[j].Events = events
 			}
 		}
-		out[i] = s
 	}
 	return out, nil
+}
+
+func refsOf(objects []RefState) []string {
+	out := make([]string, len(objects))
+	for i, o := range objects {
+		out[i] = o.Ref
+	}
+	return out
+}
+
+// Kinds of scopeRow.
+const (
+	scopeHold     = "hold"
+	scopeDeletion = "deletion"
+)
+
+// scopeRow is an active legal hold or a deletion request of one tenant
+// (lifecycle_scopes.sql).
+type scopeRow struct {
+	Kind string `json:"kind"`
+	ID   string `json:"id"`
+	scopeCols
+}
+
+// covers is the call_lifecycle view's match of a call to a stored scope:
+// an empty end user or trace matches any, and the call started in
+// [from, to).
+func (s scopeCols) covers(c ledger.Call) bool {
+	return (s.EndUserRef == "" || s.EndUserRef == c.EndUserRef) && (s.TraceID == "" || s.TraceID == c.TraceID) &&
+		!c.StartTime.Before(s.FromTime) && c.StartTime.Before(s.ToTime)
 }

@@ -132,7 +132,7 @@ func (a *api) evidence(r *http.Request, s auth.Session) (int, any, error) {
 		if a.Lifecycle == nil {
 			continue
 		}
-		list, err := a.Lifecycle.CallStates(ctx, p, t, id)
+		list, err := a.Lifecycle.CallStates(ctx, p, t, calls)
 		if err != nil {
 			return 0, nil, err
 		}
