@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/ledger/pricing"
 )
 
@@ -571,15 +572,61 @@ func hasContent(attrs pcommon.Map) bool {
 	return found
 }
 
+// categoryContent is the evidence category of a span kept only for the
+// content references on it.
+const categoryContent = "content"
+
+// maxContentRefs bounds the references kept of one span.
+const maxContentRefs = 64
+
+// contentRefs lists the content references on a span and its events: the
+// values of *_ref attributes that are content store references.
+func contentRefs(span ptrace.Span, is *issues) []string {
+	refs := []string{}
+	collect := func(attrs pcommon.Map) bool {
+		for k, v := range attrs.All() {
+			if !strings.HasSuffix(k, "_ref") || v.Type() != pcommon.ValueTypeStr {
+				continue
+			}
+			if _, err := contentstore.ParseRef(v.Str()); err != nil {
+				continue
+			}
+			switch {
+			case slices.Contains(refs, v.Str()):
+			case len(refs) == maxContentRefs:
+				is.add("truncated", "content_refs")
+				return false
+			default:
+				refs = append(refs, v.Str())
+			}
+		}
+		return true
+	}
+	if !collect(span.Attributes()) {
+		return refs
+	}
+	for i := 0; i < span.Events().Len(); i++ {
+		if !collect(span.Events().At(i).Attributes()) {
+			break
+		}
+	}
+	return refs
+}
+
 // Evidence builds the evidence row of a non-call span, or reports false if
 // the span is not evidence.
 func (x *Extractor) Evidence(res pcommon.Resource, span ptrace.Span, ingestedAt time.Time) (EvidenceSpan, bool) {
 	attrs := span.Attributes()
+	var is issues
+	refs := contentRefs(span, &is)
 	category := evidenceCategory(attrs)
-	if category == "" {
+	switch {
+	case category != "":
+	case len(refs) > 0:
+		category = categoryContent
+	default:
 		return EvidenceSpan{}, false
 	}
-	var is issues
 	b := x.base(res, span, &is)
 	e := EvidenceSpan{
 		Tenant: b.tenant, TraceID: b.traceID, SpanID: b.spanID, ParentSpanID: b.parentSpanID,
@@ -590,6 +637,7 @@ func (x *Extractor) Evidence(res pcommon.Resource, span ptrace.Span, ingestedAt 
 		DBCollection: is.firstStr(attrs, maxIDLen, "db.collection.name", "db.sql.table"),
 		DataSourceID: is.str(attrs, "gen_ai.data_source.id", maxIDLen),
 		Documents:    documents(attrs, &is),
+		ContentRefs:  refs,
 		IngestedAt:   ingestedAt,
 	}
 	e.DBQueryText, e.DBQueryStatus = queryText(attrs, &is)

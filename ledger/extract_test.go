@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -337,6 +338,55 @@ func TestOpenLLMetryCall(t *testing.T) {
 		if c := testExtractor(t).Call(res, span, time.Now()); c.ContentStatus != ContentOnSpan {
 			t.Errorf("%s: content status %q, want %q", k, c.ContentStatus, ContentOnSpan)
 		}
+	}
+}
+
+// TestSpanContentRefs: the content references on a span that is not a call
+// are kept on its evidence row, and a span with nothing else to keep is
+// evidence for them alone.
+func TestSpanContentRefs(t *testing.T) {
+	ref := func(kind string, b byte) string {
+		return "docket-content://default/" + kind + "/" + strings.Repeat(string(b), 64)
+	}
+	res, span := testSpan(map[string]any{
+		"gen_ai.operation.name": "execute_tool", "gen_ai.tool.call.arguments_ref": ref("tool.call.arguments", 'a'),
+		"gen_ai.tool.call.result_ref": ref("tool.call.result", 'b'), "docket.content.status": "stored",
+		"request_ref": "ticket-42", // not a content reference
+	})
+	ev := span.Events().AppendEmpty()
+	ev.Attributes().PutStr("docket.content.attributes_ref", ref("user.message", 'c'))
+	ev.Attributes().PutStr("gen_ai.prompt_ref", ref("tool.call.arguments", 'a')) // repeated
+	e, ok := testExtractor(t).Evidence(res, span, time.Now())
+	want := []string{ref("tool.call.arguments", 'a'), ref("tool.call.result", 'b'), ref("user.message", 'c')}
+	if !ok || e.Category != "genai" || !slices.Equal(slices.Sorted(slices.Values(e.ContentRefs)), want) {
+		t.Fatalf("tool span: %v %q %v", ok, e.Category, e.ContentRefs)
+	}
+
+	res, span = testSpan(map[string]any{"traceloop.span.kind": "workflow", "traceloop.entity.input_ref": ref("entity.input", 'd')})
+	if e, ok := testExtractor(t).Evidence(res, span, time.Now()); !ok || e.Category != "content" || len(e.ContentRefs) != 1 {
+		t.Fatalf("workflow span: %v %q %v", ok, e.Category, e.ContentRefs)
+	}
+	res, span = testSpan(map[string]any{"http.route": "/health", "request_ref": "ticket-42"})
+	if _, ok := testExtractor(t).Evidence(res, span, time.Now()); ok {
+		t.Fatal("a span without content references or evidence attributes is not evidence")
+	}
+
+	attrs := map[string]any{"gen_ai.operation.name": "execute_tool"}
+	for i := range maxContentRefs + 5 {
+		attrs[fmt.Sprintf("k%d_ref", i)] = ref("tool.call.result", "0123456789abcdef"[i%16]) + fmt.Sprint(i)
+	}
+	res, span = testSpan(attrs)
+	e, _ = testExtractor(t).Evidence(res, span, time.Now())
+	if len(e.ContentRefs) != 0 {
+		t.Fatalf("malformed digests taken as references: %v", e.ContentRefs)
+	}
+	for i := range maxContentRefs + 5 {
+		attrs[fmt.Sprintf("k%d_ref", i)] = fmt.Sprintf("docket-content://default/tool.call.result/%064x", i)
+	}
+	res, span = testSpan(attrs)
+	e, _ = testExtractor(t).Evidence(res, span, time.Now())
+	if len(e.ContentRefs) != maxContentRefs || !slices.Contains(e.AttributeIssues, "truncated:content_refs") {
+		t.Fatalf("%d references kept, issues %v", len(e.ContentRefs), e.AttributeIssues)
 	}
 }
 

@@ -66,26 +66,31 @@ type Document struct {
 // EvidenceSpan is a span kept as evidence for the trace it belongs to: a
 // database query (sanitized text only), a retrieval, or another GenAI step.
 type EvidenceSpan struct {
-	Tenant          string     `json:"tenant"`
-	TraceID         string     `json:"trace_id"`
-	SpanID          string     `json:"span_id"`
-	ParentSpanID    string     `json:"parent_span_id"`
-	ServiceName     string     `json:"service_name"`
-	SpanName        string     `json:"span_name"`
-	Kind            string     `json:"kind"`
-	Category        string     `json:"category"`
-	StartTime       time.Time  `json:"start_time"`
-	EndTime         time.Time  `json:"end_time"`
-	Status          string     `json:"status"`
-	DBSystem        string     `json:"db_system"`
-	DBOperation     string     `json:"db_operation"`
-	DBCollection    string     `json:"db_collection"`
-	DBQueryText     *string    `json:"db_query_text"`
-	DBQueryStatus   string     `json:"db_query_status"`
-	DataSourceID    string     `json:"data_source_id"`
-	Documents       []Document `json:"documents"`
-	AttributeIssues []string   `json:"attribute_issues"`
-	IngestedAt      time.Time  `json:"ingested_at"`
+	Tenant        string     `json:"tenant"`
+	TraceID       string     `json:"trace_id"`
+	SpanID        string     `json:"span_id"`
+	ParentSpanID  string     `json:"parent_span_id"`
+	ServiceName   string     `json:"service_name"`
+	SpanName      string     `json:"span_name"`
+	Kind          string     `json:"kind"`
+	Category      string     `json:"category"`
+	StartTime     time.Time  `json:"start_time"`
+	EndTime       time.Time  `json:"end_time"`
+	Status        string     `json:"status"`
+	DBSystem      string     `json:"db_system"`
+	DBOperation   string     `json:"db_operation"`
+	DBCollection  string     `json:"db_collection"`
+	DBQueryText   *string    `json:"db_query_text"`
+	DBQueryStatus string     `json:"db_query_status"`
+	DataSourceID  string     `json:"data_source_id"`
+	Documents     []Document `json:"documents"`
+	// ContentRefs are the references the content processor left on the
+	// span and its events (tool-call arguments, document texts, workflow
+	// inputs, content events): deletion requests and legal holds reach
+	// that content through the calls of the same trace.
+	ContentRefs     []string  `json:"content_refs"`
+	AttributeIssues []string  `json:"attribute_issues"`
+	IngestedAt      time.Time `json:"ingested_at"`
 }
 
 // Values of Call.Status and EvidenceSpan.Status (the span status code).

@@ -55,6 +55,54 @@ func TestSharedPromptSurvivesDeletionForOneEndUser(t *testing.T) {
 	}
 }
 
+// TestSpanContentFollowsItsTracesCalls: content on a span that is not a
+// call (a tool call's arguments) is deleted with the calls of its trace
+// and held with them; content of another trace is not touched.
+func TestSpanContentFollowsItsTracesCalls(t *testing.T) {
+	f := newFixture(t, dirStore(t), Options{})
+	now := time.Now().UTC()
+	u := f.call(callSpec{endUser: "user-u", start: now.Add(-time.Minute), input: "U asks"})
+	uTool := f.span(u.TraceID, now.Add(-time.Minute), `{"iban":"DE00 U"}`)
+	v := f.call(callSpec{endUser: "user-v", start: now.Add(-time.Minute), input: "V asks"})
+	vTool := f.span(v.TraceID, now.Add(-time.Minute), `{"iban":"DE00 V"}`)
+
+	hold, applied, err := f.m.CreateHold(ctx, admin, HoldRequest{Scope: Scope{Tenant: f.tenant, EndUserRef: "user-v"}, Reason: "complaint 17"})
+	if err != nil || applied.ObjectsHeld != 2 || !f.storeHeld(vTool) || f.storeHeld(uTool) {
+		t.Fatalf("hold on V: %+v %v; V's tool content held %v, U's %v", applied, err, f.storeHeld(vTool), f.storeHeld(uTool))
+	}
+	job, err := f.m.RequestDeletion(ctx, admin, DeletionRequest{Scope: Scope{Tenant: f.tenant, EndUserRef: "user-u"}, Reason: "erasure request"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (DeletionCounts{CallsMatched: 1, ObjectsMatched: 2, ObjectsDeleted: 2}); job.Status != JobDone || job.Counts != want {
+		t.Fatalf("job %s %+v, want done %+v", job.Status, job.Counts, want)
+	}
+	if f.exists(u.InputRef) || f.exists(uTool) || !f.exists(v.InputRef) || !f.exists(vTool) {
+		t.Fatal("deletion must take U's call and tool content, and only those")
+	}
+	// Expiry and deletion see span content as live and held as its trace's
+	// calls are.
+	st, err := f.m.refStatuses(ctx, f.tenant, now.Add(-DefaultContentDays*day), []string{vTool, uTool})
+	if err != nil || st[vTool] != (refStatus{live: true, held: true}) || st[uTool] != (refStatus{}) {
+		t.Fatalf("span content status %+v %v", st, err)
+	}
+	if st, err = f.m.refStatuses(ctx, f.tenant, now.Add(time.Hour), []string{vTool}); err != nil || st[vTool] != (refStatus{held: true}) {
+		t.Fatalf("span content past retention: %+v %v", st, err)
+	}
+	// V's deletion waits for the hold, tool content included.
+	jobV, err := f.m.RequestDeletion(ctx, admin, DeletionRequest{Scope: Scope{Tenant: f.tenant, EndUserRef: "user-v"}, Reason: "erasure request"})
+	if err != nil || jobV.Status != JobBlocked || jobV.Counts.ObjectsHeld != 2 || !f.exists(vTool) {
+		t.Fatalf("held deletion: %+v %v", jobV, err)
+	}
+	if _, err := f.m.ReleaseHold(ctx, admin, hold.ID, "complaint closed"); err != nil {
+		t.Fatal(err)
+	}
+	// The release resumes V's deletion.
+	if f.exists(vTool) || f.exists(v.InputRef) {
+		t.Fatal("after the release, V's deletion must take its call and tool content")
+	}
+}
+
 func TestDeletionIsIdempotent(t *testing.T) {
 	f := newFixture(t, dirStore(t), Options{})
 	now := time.Now().UTC()

@@ -91,6 +91,24 @@ func newFixture(t testing.TB, store contentstore.Store, opts Options) *fixture {
 	return &fixture{t: t, m: m, store: store, tenant: newTenant(t)}
 }
 
+// span stores content for a span of trace that is not a call (a tool
+// call's arguments) and writes its evidence row, as the contentref
+// processor and the ledger exporter do; it returns the reference.
+func (f *fixture) span(trace string, start time.Time, content string) string {
+	f.t.Helper()
+	res, err := f.store.Put(ctx, f.tenant, "tool.call.arguments", []byte(content))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	e := ledger.EvidenceSpan{Tenant: f.tenant, TraceID: trace, SpanID: randomHex(f.t, 8), SpanName: "execute_tool lookup",
+		Category: "genai", StartTime: start, EndTime: start.Add(time.Second), Documents: []ledger.Document{},
+		ContentRefs: []string{res.Ref.String()}, AttributeIssues: []string{}, IngestedAt: time.Now()}
+	if err := ledgerStore.InsertEvidence(ctx, []ledger.EvidenceSpan{e}); err != nil {
+		f.t.Fatal(err)
+	}
+	return res.Ref.String()
+}
+
 // states reads a trace's calls as the evidence page does and returns
 // their lifecycle states.
 func (f *fixture) states(p access.Principal, traceID string) ([]CallState, error) {

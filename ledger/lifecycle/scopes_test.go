@@ -80,6 +80,37 @@ func TestCallStatesMatchTheView(t *testing.T) {
 			t.Errorf("call %s: Go matched holds %v deletions %v; the view %v %v", v.SpanID, s.HoldIDs, s.DeletionJobIDs, v.HoldIDs, v.DeletionJobIDs)
 		}
 	}
+	// Content on another span of a trace is covered by what covers the
+	// trace's calls (span_content_lifecycle spells the match out again).
+	spanRefs := map[string]string{} // ref → trace
+	for _, c := range calls {
+		spanRefs[f.span(c.TraceID, c.StartTime, "tool content of "+c.SpanID)] = c.TraceID
+	}
+	type spanRow struct {
+		Ref            string   `json:"ref"`
+		HoldIDs        []string `json:"hold_ids"`
+		DeletionJobIDs []string `json:"deletion_job_ids"`
+	}
+	spanView, err := engine.QueryRows[spanRow](ctx, f.m.eng, "SELECT ref, hold_ids, deletion_job_ids FROM span_content_lifecycle(tenant = {tenant:String})",
+		map[string]any{"tenant": f.tenant})
+	if err != nil || len(spanView) != len(spanRefs) {
+		t.Fatalf("%d span rows, want %d: %v", len(spanView), len(spanRefs), err)
+	}
+	for _, r := range spanView {
+		var holds, deletions []string
+		for _, c := range calls {
+			if c.TraceID != spanRefs[r.Ref] {
+				continue
+			}
+			i := slices.IndexFunc(view, func(v viewRow) bool { return v.SpanID == c.SpanID })
+			holds, deletions = append(holds, view[i].HoldIDs...), append(deletions, view[i].DeletionJobIDs...)
+		}
+		holds, deletions = slices.Compact(sorted(holds)), slices.Compact(sorted(deletions))
+		if !slices.Equal(sorted(r.HoldIDs), holds) || !slices.Equal(sorted(r.DeletionJobIDs), deletions) {
+			t.Errorf("span content %s: holds %v deletions %v; its trace's calls %v %v", r.Ref, r.HoldIDs, r.DeletionJobIDs, holds, deletions)
+		}
+	}
+
 	// The cases the test is about, so that it cannot pass on empty lists.
 	for i, want := range [][]string{{byUser}, {byRange}, {byUser}, {boundary}, {}, {}} {
 		got := states[i].HoldIDs
