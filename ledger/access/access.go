@@ -126,11 +126,11 @@ func (r *Reader) check(ctx context.Context, p Principal, req RevealRequest, reas
 	if err != nil || ref.Tenant != req.Tenant {
 		return nil, DetailRef, fmt.Errorf("%w: reference does not belong to this tenant", ErrDenied)
 	}
-	calls, err := r.Ledger.CallsByTrace(ctx, req.TraceID)
+	found, err := r.referenced(ctx, req.TraceID, req.Tenant, req.Ref)
 	if err != nil {
 		return nil, DetailUnavailable, fmt.Errorf("access: read ledger: %w", err)
 	}
-	if !referenced(calls, req.Tenant, req.Ref) {
+	if !found {
 		return nil, DetailRef, fmt.Errorf("%w: reference is not part of this trace", ErrDenied)
 	}
 	content, err := r.Content.Get(ctx, ref)
@@ -143,16 +143,28 @@ func (r *Reader) check(ctx context.Context, p Principal, req RevealRequest, reas
 	return content, "", nil
 }
 
-func referenced(calls []ledger.Call, tenant, ref string) bool {
+// referenced reports whether a call of the trace in tenant, or another
+// span of it (a tool call's arguments, a document's text), references ref.
+func (r *Reader) referenced(ctx context.Context, traceID, tenant, ref string) (bool, error) {
+	calls, err := r.Ledger.CallsByTrace(ctx, traceID)
+	if err != nil {
+		return false, err
+	}
 	for _, c := range calls {
-		if c.Tenant != tenant {
-			continue
-		}
-		if ref == c.InputRef || ref == c.OutputRef || ref == c.SystemInstructionsRef || ref == c.ToolDefinitionsRef {
-			return true
+		if c.Tenant == tenant && (ref == c.InputRef || ref == c.OutputRef || ref == c.SystemInstructionsRef || ref == c.ToolDefinitionsRef) {
+			return true, nil
 		}
 	}
-	return false
+	spans, err := r.Ledger.EvidenceByTrace(ctx, traceID)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range spans {
+		if e.Tenant == tenant && slices.Contains(e.ContentRefs, ref) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func newEventID() string {

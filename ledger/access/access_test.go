@@ -115,6 +115,35 @@ func TestRevealChecksAndRecordsEveryAttempt(t *testing.T) {
 	}
 }
 
+// TestRevealOfSpanContent: content on another span of the trace (a tool
+// call's arguments) is revealed under the same rules; its reference does
+// not open another trace.
+func TestRevealOfSpanContent(t *testing.T) {
+	ctx := context.Background()
+	trace, other := "7b8efff798038103d269b633813fc60d", "1af7651916cd43dd8448eb211c80319d"
+	contentStore := newContentStore(t)
+	fixture(t, contentStore, trace)
+	res, err := contentStore.Put(ctx, "acme", "tool.call.arguments", []byte(`{"note":"`+canary+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	span := ledger.EvidenceSpan{Tenant: "acme", TraceID: trace, SpanID: "10f067aa0ba902b7", SpanName: "execute_tool lookup", Category: "genai",
+		StartTime: now, EndTime: now, Documents: []ledger.Document{}, ContentRefs: []string{res.Ref.String()}, AttributeIssues: []string{}, IngestedAt: now}
+	if err := ledgerStore.InsertEvidence(ctx, []ledger.EvidenceSpan{span}); err != nil {
+		t.Fatal(err)
+	}
+	r := &Reader{Content: contentStore, Ledger: ledgerStore}
+	auditor := Principal{User: "ana", Role: RoleAuditor, Tenants: []string{"acme"}}
+	content, err := r.Reveal(ctx, auditor, RevealRequest{Tenant: "acme", TraceID: trace, Ref: res.Ref.String(), Reason: "ticket SUP-77"})
+	if err != nil || !strings.Contains(string(content), canary) {
+		t.Fatalf("reveal of the tool call's arguments: %v", err)
+	}
+	if _, err := r.Reveal(ctx, auditor, RevealRequest{Tenant: "acme", TraceID: other, Ref: res.Ref.String(), Reason: "ticket SUP-77"}); !errors.Is(err, ErrDenied) {
+		t.Fatalf("the span's reference opened another trace: %v", err)
+	}
+}
+
 func TestRevealOfDeletedContentIsRecordedAsFailed(t *testing.T) {
 	ctx := context.Background()
 	trace := "6e0c63257de34c92bf9efcd03927272e"

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -196,6 +197,11 @@ func TestEvidenceUIInChromium(t *testing.T) {
 	}
 	s.waitEvidence(admin, plain)
 	s.waitEvidence(admin, attack)
+	// A tool call's arguments on a span of their own: the content processor
+	// stores them, and the page reveals them as it reveals a call's.
+	const toolCanary = "tool canary IBAN DE02 1203 0000 0000 2020 51"
+	s.sendToolSpan(plain, `{"iban":"`+toolCanary+`"}`)
+	s.waitSpanContent(admin, plain)
 	var ev struct {
 		Calls         []ledger.Call         `json:"calls"`
 		EvidenceSpans []ledger.EvidenceSpan `json:"evidence_spans"`
@@ -296,6 +302,15 @@ func TestEvidenceUIInChromium(t *testing.T) {
 	}
 	p.shot("reveal")
 
+	p.visit("/complaints/" + plain)
+	p.do("reveal the tool call's arguments",
+		chromedp.Click(chromedp.CSS(`[data-testid="span-content"] [data-testid="reveal-button"]`)),
+		chromedp.SendKeys(chromedp.CSS(`[data-testid="span-content"] [data-testid="reveal-reason"]`), "ticket 4712: which account did the tool look up"),
+		chromedp.Click(chromedp.CSS(`[data-testid="span-content"] [data-testid="reveal-submit"]`)))
+	if got := p.text(chromedp.CSS(`[data-testid="span-content"] [data-testid="reveal-content"]`)); !strings.Contains(got, toolCanary) {
+		t.Errorf("revealed tool arguments: %q", got)
+	}
+
 	// The auditor exports the ledger; the bundle verifies, and one
 	// tampered row makes verification fail.
 	p.visit("/export")
@@ -327,9 +342,12 @@ func TestEvidenceUIInChromium(t *testing.T) {
 	// The admin finds the reveal, with its reason, in the access log.
 	p.signIn("admin", adminPW)
 	p.visit("/admin/access-log?actor=aude&action=reveal")
-	row := p.text(tid("access-row"))
-	if !strings.Contains(row, "ticket 4711") || !strings.Contains(row, "allowed") {
-		t.Errorf("access log row: %q", row)
+	p.text(tid("access-row"))
+	rows := strings.Split(eval[string](p, `[...document.querySelectorAll('[data-testid="access-row"]')].map((r) => r.innerText).join('\n')`), "\n")
+	for _, ticket := range []string{"ticket 4711", "ticket 4712"} {
+		if !slices.ContainsFunc(rows, func(r string) bool { return strings.Contains(r, ticket) && strings.Contains(r, "allowed") }) {
+			t.Errorf("no allowed reveal for %s in the access log: %q", ticket, rows)
+		}
 	}
 	p.shot("access-log")
 

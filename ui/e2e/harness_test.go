@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -15,6 +16,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/docketlabs/docket/ui/apiclient"
 
@@ -206,4 +213,60 @@ func (s *stack) waitEvidence(c *apiclient.Client, traceID string) {
 		time.Sleep(300 * time.Millisecond)
 	}
 	s.t.Fatalf("trace %s never reached the ledger\n%s", traceID, s.logText())
+}
+
+// sendToolSpan sends, over OTLP, a tool execution span of the trace whose
+// arguments are content, as an agent's instrumentation would.
+func (s *stack) sendToolSpan(traceID, arguments string) {
+	s.t.Helper()
+	var id pcommon.TraceID
+	if _, err := hex.Decode(id[:], []byte(traceID)); err != nil {
+		s.t.Fatal(err)
+	}
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "support-bot")
+	sp := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	sp.SetTraceID(id)
+	sp.SetSpanID(pcommon.SpanID{0x70, 0x01, 0x70, 0x01, 0x70, 0x01, 0x70, 0x01})
+	sp.SetName("execute_tool lookup_account")
+	now := time.Now()
+	sp.SetStartTimestamp(pcommon.NewTimestampFromTime(now))
+	sp.SetEndTimestamp(pcommon.NewTimestampFromTime(now.Add(20 * time.Millisecond)))
+	sp.Attributes().PutStr("gen_ai.operation.name", "execute_tool")
+	sp.Attributes().PutStr("gen_ai.tool.name", "lookup_account")
+	sp.Attributes().PutStr("gen_ai.tool.call.arguments", arguments)
+	conn, err := grpc.NewClient(s.otlp, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := ptraceotlp.NewGRPCClient(conn).Export(ctx, ptraceotlp.NewExportRequestFromTraces(td)); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// waitSpanContent waits until the trace's evidence lists a span with
+// content references.
+func (s *stack) waitSpanContent(c *apiclient.Client, traceID string) {
+	s.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		var ev struct {
+			EvidenceSpans []struct {
+				ContentRefs []string `json:"content_refs"`
+			} `json:"evidence_spans"`
+		}
+		if err := c.Get(context.Background(), "/api/v1/evidence/"+traceID, &ev); err == nil {
+			for _, sp := range ev.EvidenceSpans {
+				if len(sp.ContentRefs) > 0 {
+					return
+				}
+			}
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	s.t.Fatalf("no span content of trace %s reached the ledger\n%s", traceID, s.logText())
 }

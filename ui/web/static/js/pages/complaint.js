@@ -51,6 +51,7 @@ function evidence(ctx, ev) {
       calls.length === 0 ? empty('This trace has no LLM calls in the ledger.') : calls.map((c, i) => callCard(ctx, ev, c, i, calls.length))),
     retrievals(spans.filter((sp) => sp.category === 'retrieval')),
     dbQueries(spans.filter((sp) => sp.category === 'db')),
+    spanContent(ctx, ev, spans),
     timelineSection(timeline),
     replaysSection(replays, calls),
   ];
@@ -197,6 +198,29 @@ function contentItem(ctx, ev, item, role) {
   li.querySelector('.content-head').append(button);
   li.append(slot);
   return li;
+}
+
+// spanContent lists the content on other spans of the trace (a tool call's
+// arguments, a document's text, a workflow's input), revealed as a call's
+// content is.
+function spanContent(ctx, ev, spans) {
+  const withRefs = spans.filter((sp) => Array.isArray(sp.content_refs) && sp.content_refs.length > 0);
+  if (withRefs.length === 0) {
+    return null;
+  }
+  return h('section', { class: 'span-content', testid: 'span-content' },
+    h('h2', null, `Content on other spans (${withRefs.length})`),
+    h('ul', { class: 'content-items' }, withRefs.flatMap((sp) => {
+      const role = fmt.roleFor(ctx.session.grants, sp.tenant) || 'none';
+      return sp.content_refs.map((ref) => contentItem(ctx, ev, { field: `${sp.span_name} · ${refKind(ref)}`, ref, available: true }, role));
+    })));
+}
+
+// refKind is the kind of content a reference names:
+// docket-content://<tenant>/<kind>/<digest>.
+function refKind(ref) {
+  const parts = String(ref).split('/');
+  return parts.length === 5 ? parts[3] : 'content';
 }
 
 function revealForm(ctx, ev, item, close) {
