@@ -151,7 +151,9 @@ func TestRunnerExpiresInTheBackground(t *testing.T) {
 // running forever.
 func TestExpiryHeartbeatAndInterruptedRuns(t *testing.T) {
 	f := newFixture(t, dirStore(t), Options{})
-	f.m.heartbeatEvery = 20 * time.Millisecond
+	// Long enough that a loaded machine's scheduling delays (a run reads
+	// as interrupted after three missed heartbeats) do not flip the status.
+	f.m.heartbeatEvery = 150 * time.Millisecond
 	f.call(callSpec{start: time.Now().UTC(), input: "kept"})
 	state := func(id string) ExpiryRun {
 		t.Helper()
@@ -173,7 +175,7 @@ func TestExpiryHeartbeatAndInterruptedRuns(t *testing.T) {
 			return
 		}
 		first = state(p.RunID)
-		time.Sleep(200 * time.Millisecond) // a slow phase
+		time.Sleep(600 * time.Millisecond) // a slow phase
 		later = state(p.RunID)
 	}})
 	if err != nil {
