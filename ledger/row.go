@@ -56,6 +56,18 @@ type Call struct {
 	IngestedAt            time.Time         `json:"ingested_at"`
 }
 
+// Refs are the call's content references that are set, in column order
+// (input, output, system instructions, tool definitions).
+func (c *Call) Refs() []string {
+	refs := make([]string, 0, 4)
+	for _, r := range []string{c.InputRef, c.OutputRef, c.SystemInstructionsRef, c.ToolDefinitionsRef} {
+		if r != "" {
+			refs = append(refs, r)
+		}
+	}
+	return refs
+}
+
 // Document is one retrieved document of a retrieval span.
 type Document struct {
 	ID      string   `json:"id"`

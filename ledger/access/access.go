@@ -151,7 +151,7 @@ func (r *Reader) referenced(ctx context.Context, traceID, tenant, ref string) (b
 		return false, err
 	}
 	for _, c := range calls {
-		if c.Tenant == tenant && (ref == c.InputRef || ref == c.OutputRef || ref == c.SystemInstructionsRef || ref == c.ToolDefinitionsRef) {
+		if c.Tenant == tenant && slices.Contains(c.Refs(), ref) {
 			return true, nil
 		}
 	}

@@ -116,14 +116,9 @@ func (m *Manager) spanRefStatuses(ctx context.Context, tenant string, cutoff tim
 	type cover struct{ held, deleted bool }
 	byTrace := map[string]cover{}
 	for _, c := range calls {
+		holds, deletions := covering(scopes, c)
 		cv := byTrace[c.TraceID]
-		for _, sc := range scopes {
-			if sc.covers(c) {
-				cv.held = cv.held || sc.Kind == scopeHold
-				cv.deleted = cv.deleted || sc.Kind == scopeDeletion
-			}
-		}
-		byTrace[c.TraceID] = cv
+		byTrace[c.TraceID] = cover{held: cv.held || len(holds) > 0, deleted: cv.deleted || len(deletions) > 0}
 	}
 	for _, s := range spans {
 		cv, ok := byTrace[s.TraceID]

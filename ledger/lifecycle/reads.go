@@ -84,26 +84,15 @@ func (m *Manager) CallStates(ctx context.Context, p access.Principal, tenant str
 		start := c.StartTime.UTC()
 		s := CallState{TraceID: c.TraceID, SpanID: c.SpanID, StartTime: start,
 			ContentRetainedUntil: start.AddDate(0, 0, ret.ContentDays), LedgerRetainedUntil: start.AddDate(0, 0, ret.LedgerDays),
-			HoldIDs: []string{}, DeletionJobIDs: []string{}, Objects: []RefState{}}
-		for _, sc := range scopes {
-			if !sc.covers(c) {
-				continue
-			}
-			switch sc.Kind {
-			case scopeHold:
-				s.HoldIDs = append(s.HoldIDs, sc.ID)
-			case scopeDeletion:
-				s.DeletionJobIDs = append(s.DeletionJobIDs, sc.ID)
-			}
-		}
-		for _, r := range []string{c.InputRef, c.OutputRef, c.SystemInstructionsRef, c.ToolDefinitionsRef} {
-			if r != "" {
-				s.Objects = append(s.Objects, RefState{Ref: r, Events: []ContentEvent{}})
-			}
+			Objects: []RefState{}}
+		s.HoldIDs, s.DeletionJobIDs = covering(scopes, c)
+		callRefs := c.Refs()
+		for _, r := range callRefs {
+			s.Objects = append(s.Objects, RefState{Ref: r, Events: []ContentEvent{}})
 		}
 		// Events exist only for this tenant's objects; other strings a span
 		// carried as a reference are not looked up.
-		for _, r := range tenantRefs(tenant, refsOf(s.Objects)) {
+		for _, r := range tenantRefs(tenant, callRefs) {
 			refs = append(refs, r.String())
 		}
 		out[i] = s
@@ -128,14 +117,6 @@ func (m *Manager) CallStates(ctx context.Context, p access.Principal, tenant str
 	return out, nil
 }
 
-func refsOf(objects []RefState) []string {
-	out := make([]string, len(objects))
-	for i, o := range objects {
-		out[i] = o.Ref
-	}
-	return out
-}
-
 // Kinds of scopeRow.
 const (
 	scopeHold     = "hold"
@@ -148,6 +129,24 @@ type scopeRow struct {
 	Kind string `json:"kind"`
 	ID   string `json:"id"`
 	scopeCols
+}
+
+// covering returns the IDs of the holds and of the deletion requests among
+// scopes that cover c.
+func covering(scopes []scopeRow, c ledger.Call) (holds, deletions []string) {
+	holds, deletions = []string{}, []string{}
+	for _, sc := range scopes {
+		if !sc.covers(c) {
+			continue
+		}
+		switch sc.Kind {
+		case scopeHold:
+			holds = append(holds, sc.ID)
+		case scopeDeletion:
+			deletions = append(deletions, sc.ID)
+		}
+	}
+	return holds, deletions
 }
 
 // covers is the call_lifecycle view's match of a call to a stored scope:
