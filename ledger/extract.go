@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/internal/contentkeys"
 	"github.com/docketlabs/docket/ledger/pricing"
 )
 
@@ -70,14 +71,19 @@ func IsLLMCall(attrs pcommon.Map) bool {
 	return has(attrs, "gen_ai.system") && (hasModel || has(attrs, "gen_ai.usage.input_tokens") || has(attrs, "gen_ai.usage.prompt_tokens"))
 }
 
+// openInferenceKind is a span's openinference.span.kind in upper case, or
+// "" on a span of other conventions.
+func openInferenceKind(attrs pcommon.Map) string {
+	if v, ok := attrs.Get("openinference.span.kind"); ok {
+		return strings.ToUpper(v.AsString())
+	}
+	return ""
+}
+
 // openInferenceOperation is the GenAI operation of an OpenInference model
 // call span (openinference.span.kind LLM or EMBEDDING), or "".
 func openInferenceOperation(attrs pcommon.Map) string {
-	v, ok := attrs.Get("openinference.span.kind")
-	if !ok {
-		return ""
-	}
-	switch strings.ToUpper(v.AsString()) {
+	switch openInferenceKind(attrs) {
 	case "LLM":
 		return "chat"
 	case "EMBEDDING":
@@ -150,10 +156,7 @@ func openInferenceParams(attrs pcommon.Map, c *Call, is *issues) {
 // Evidence category of a span that is not an LLM call, or "" if the span is
 // not evidence.
 func evidenceCategory(attrs pcommon.Map) string {
-	oiKind := ""
-	if v, ok := attrs.Get("openinference.span.kind"); ok {
-		oiKind = strings.ToUpper(v.AsString())
-	}
+	oiKind := openInferenceKind(attrs)
 	if op, ok := attrs.Get("gen_ai.operation.name"); ok && op.AsString() == "retrieval" || has(attrs, "gen_ai.retrieval.documents") || oiKind == "RETRIEVER" {
 		return "retrieval"
 	}
@@ -447,60 +450,10 @@ func requestParams(attrs pcommon.Map, is *issues) map[string]string {
 	return out
 }
 
-// contentKeys are the attributes that carry content, with their indexed
-// forms (key.N.…): the content processor's list, which its tests keep this
-// one in step with.
-var contentKeys = []string{
-	"gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions",
-	"gen_ai.tool.definitions", "gen_ai.tool.call.arguments", "gen_ai.tool.call.result",
-	"gen_ai.prompt", "gen_ai.completion",
-	// OpenInference.
-	"input.value", "output.value", "llm.input_messages", "llm.output_messages", "llm.prompts",
-	"llm.prompt_template.template", "llm.prompt_template.variables", "llm.tools",
-	"embedding.embeddings", "reranker.query",
-	// OpenLLMetry (Traceloop) beyond gen_ai.prompt and gen_ai.completion.
-	"traceloop.entity.input", "traceloop.entity.output", "traceloop.prompt.template",
-	"traceloop.prompt.template_variables", "llm.request.functions", "mcp.request.argument",
-	"mcp.response.value", "db.query.result.document", "db.search.result.entity",
-	"db.query.result.vector", "db.query.embeddings.vector", "db.search.embeddings.vector",
-}
-
-// documentContentOwners are the OpenInference lists whose entries carry
-// content only in key.N.document.content.
-var documentContentOwners = []string{"retrieval.documents.", "reranker.input_documents.", "reranker.output_documents."}
-
-// contentKeysByNamespace groups contentKeys by their first segment: most
-// attributes are in none of those namespaces and are passed over at once.
-var contentKeysByNamespace = func() map[string][]string {
-	out := map[string][]string{"retrieval": nil}
-	for _, k := range contentKeys {
-		ns, _, _ := strings.Cut(k, ".")
-		out[ns] = append(out[ns], k)
-	}
-	return out
-}()
-
 // IsContentAttribute reports whether an attribute carries content (a
-// prompt, an answer, a document's text) rather than metadata.
-func IsContentAttribute(k string) bool {
-	ns, _, _ := strings.Cut(k, ".")
-	keys, ok := contentKeysByNamespace[ns]
-	if !ok {
-		return false
-	}
-	for _, ck := range keys {
-		if rest, ok := strings.CutPrefix(k, ck); ok && (rest == "" || rest[0] == '.') {
-			return true
-		}
-	}
-	for _, owner := range documentContentOwners {
-		if rest, ok := strings.CutPrefix(k, owner); ok {
-			_, leaf, ok := strings.Cut(rest, ".")
-			return ok && (leaf == "document.content" || strings.HasPrefix(leaf, "document.content."))
-		}
-	}
-	return false
-}
+// prompt, an answer, a document's text) rather than metadata: one the
+// content processor moves to the store.
+func IsContentAttribute(k string) bool { return contentkeys.Index(k) >= 0 }
 
 // Attribute names of the content processor's output.
 const (

@@ -3,108 +3,12 @@ package contentrefprocessor
 import (
 	"encoding/base64"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
-
-// contentKey is an attribute that carries content. The key itself and its
-// indexed forms (key.N.content, key.N.role, … as OpenLLMetry sends them) are
-// one content item, stored under kind and referenced by key+"_ref". With a
-// leaf, only the indexed forms key.N.leaf are content: the rest of each
-// indexed entry (a retrieved document's ID and score) stays as evidence.
-type contentKey struct {
-	key, kind, leaf string
-}
-
-// owns reports whether attr is part of ck's content item.
-func (ck contentKey) owns(attr string) bool {
-	rest, ok := strings.CutPrefix(attr, ck.key)
-	switch {
-	case !ok:
-		return false
-	case rest == "":
-		return true
-	case rest[0] != '.':
-		return false
-	case ck.leaf == "":
-		return true
-	}
-	rest = rest[1:]
-	digits := 0
-	for digits < len(rest) && rest[digits] >= '0' && rest[digits] <= '9' {
-		digits++
-	}
-	if digits == 0 || digits == len(rest) || rest[digits] != '.' {
-		return false
-	}
-	rest, ok = strings.CutPrefix(rest[digits+1:], ck.leaf)
-	return ok && (rest == "" || rest[0] == '.')
-}
-
-// contentKeys are looked for on spans, span events and log records.
-var contentKeys = []contentKey{
-	{"gen_ai.input.messages", "input.messages", ""},
-	{"gen_ai.output.messages", "output.messages", ""},
-	{"gen_ai.system_instructions", "system_instructions", ""},
-	{"gen_ai.tool.definitions", "tool.definitions", ""},
-	{"gen_ai.tool.call.arguments", "tool.call.arguments", ""},
-	{"gen_ai.tool.call.result", "tool.call.result", ""},
-	{"gen_ai.prompt", "prompt", ""},
-	{"gen_ai.completion", "completion", ""},
-	// OpenInference (Arize Phoenix and its instrumentations).
-	{"input.value", "input.value", ""},
-	{"output.value", "output.value", ""},
-	{"llm.input_messages", "input.messages", ""},
-	{"llm.output_messages", "output.messages", ""},
-	{"llm.prompts", "prompt", ""},
-	{"llm.prompt_template.template", "prompt_template", ""},
-	{"llm.prompt_template.variables", "prompt_template.variables", ""},
-	{"llm.tools", "tool.definitions", ""},
-	{"embedding.embeddings", "embeddings", ""},
-	{"retrieval.documents", "retrieval.documents", "document.content"},
-	{"reranker.input_documents", "reranker.documents", "document.content"},
-	{"reranker.output_documents", "reranker.documents", "document.content"},
-	{"reranker.query", "reranker.query", ""},
-	// OpenLLMetry (Traceloop) beyond gen_ai.prompt and gen_ai.completion:
-	// workflow and task inputs and outputs, managed prompt templates, the
-	// functions offered to the model, MCP tool calls, and the documents and
-	// vectors of its vector-database span events.
-	{"traceloop.entity.input", "entity.input", ""},
-	{"traceloop.entity.output", "entity.output", ""},
-	{"traceloop.prompt.template", "prompt_template", ""},
-	{"traceloop.prompt.template_variables", "prompt_template.variables", ""},
-	{"llm.request.functions", "tool.definitions", ""},
-	{"mcp.request.argument", "tool.call.arguments", ""},
-	{"mcp.response.value", "tool.call.result", ""},
-	{"db.query.result.document", "retrieval.documents", ""},
-	{"db.search.result.entity", "retrieval.documents", ""},
-	{"db.query.result.vector", "embeddings", ""},
-	{"db.query.embeddings.vector", "embeddings", ""},
-	{"db.search.embeddings.vector", "embeddings", ""},
-}
-
-// contentKeyPrefixes are the namespaces of contentKeys: most attributes
-// are in none of them and are passed over at once.
-var contentKeyPrefixes = []string{"gen_ai.", "input.", "output.", "llm.", "embedding.", "retrieval.", "reranker.",
-	"traceloop.", "mcp.", "db."}
-
-// contentKeyIndex returns the index in contentKeys of the item an
-// attribute belongs to, or -1.
-func contentKeyIndex(attr string) int {
-	if !slices.ContainsFunc(contentKeyPrefixes, func(p string) bool { return strings.HasPrefix(attr, p) }) {
-		return -1
-	}
-	for i, ck := range contentKeys {
-		if ck.owns(attr) {
-			return i
-		}
-	}
-	return -1
-}
 
 // contentEvents are the GenAI event names whose payload is content: the
 // body of such a log record, and the attributes of such an event or log

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/internal/contentkeys"
 )
 
 // defaultStoreID is the extension the processor uses when store is unset.
@@ -89,7 +90,7 @@ type item struct {
 	attrs pcommon.Map   // holds the content (unless srcBody) and gets the reference
 	body  pcommon.Value // srcBody
 	src   source
-	key   int  // srcAttrs: index in contentKeys
+	key   int  // srcAttrs: index in contentkeys.Keys
 	exact bool // srcAttrs: the key alone, without indexed forms
 	kind  string
 
@@ -165,16 +166,16 @@ func (b *batch) add(it *item) {
 func (b *batch) collectAttrs(attrs pcommon.Map) {
 	var found, indexed uint64
 	for k := range attrs.All() {
-		if i := contentKeyIndex(k); i >= 0 {
-			if found&(1<<i) != 0 || k != contentKeys[i].key {
+		if i := contentkeys.Index(k); i >= 0 {
+			if found&(1<<i) != 0 || k != contentkeys.Keys[i].Name {
 				indexed |= 1 << i
 			}
 			found |= 1 << i
 		}
 	}
-	for i, ck := range contentKeys {
+	for i, ck := range contentkeys.Keys {
 		if found&(1<<i) != 0 {
-			b.add(&item{attrs: attrs, src: srcAttrs, key: i, exact: indexed&(1<<i) == 0, kind: ck.kind})
+			b.add(&item{attrs: attrs, src: srcAttrs, key: i, exact: indexed&(1<<i) == 0, kind: ck.Kind})
 		}
 	}
 }
@@ -298,10 +299,10 @@ func (it *item) content(limit int64) ([]byte, int64, bool) {
 		return attrsContent(it.attrs, func(k string) bool { return !keptEventAttr(k) }, limit)
 	}
 	if it.exact {
-		v, _ := it.attrs.Get(contentKeys[it.key].key)
+		v, _ := it.attrs.Get(contentkeys.Keys[it.key].Name)
 		return valueContent(v, limit)
 	}
-	return attrsContent(it.attrs, func(k string) bool { return contentKeyIndex(k) == it.key }, limit)
+	return attrsContent(it.attrs, func(k string) bool { return contentkeys.Index(k) == it.key }, limit)
 }
 
 func (p *contentRef) storeItem(ctx context.Context, it *item) {
@@ -362,9 +363,9 @@ func (it *item) apply() {
 	var name, refKey string
 	switch it.src {
 	case srcAttrs:
-		name = contentKeys[it.key].key
+		name = contentkeys.Keys[it.key].Name
 		refKey = name + "_ref"
-		it.attrs.RemoveIf(func(k string, _ pcommon.Value) bool { return contentKeyIndex(k) == it.key })
+		it.attrs.RemoveIf(func(k string, _ pcommon.Value) bool { return contentkeys.Index(k) == it.key })
 	case srcEventAttrs:
 		name, refKey = "attributes", AttrAttributesRef
 		it.attrs.RemoveIf(func(k string, _ pcommon.Value) bool { return !keptEventAttr(k) })

@@ -24,6 +24,7 @@ import (
 
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/contentstore/contentstoreextension"
+	"github.com/docketlabs/docket/internal/contentkeys"
 	"github.com/docketlabs/docket/internal/s3test"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/processors/contentrefprocessor/internal/metadata"
@@ -823,8 +824,8 @@ func TestContentKeyIndex(t *testing.T) {
 		"http.route":                                      "",
 	} {
 		got := ""
-		if i := contentKeyIndex(attr); i >= 0 {
-			got = contentKeys[i].key
+		if i := contentkeys.Index(attr); i >= 0 {
+			got = contentkeys.Keys[i].Name
 		}
 		if got != want {
 			t.Errorf("%s: item %q, want %q", attr, got, want)
@@ -837,13 +838,13 @@ func TestContentKeyIndex(t *testing.T) {
 // processor moves.
 func TestLedgerKnowsEveryContentKey(t *testing.T) {
 	// collectAttrs marks the keys found on one map in a uint64.
-	if len(contentKeys) > 64 {
-		t.Fatalf("%d content keys; collectAttrs holds 64", len(contentKeys))
+	if len(contentkeys.Keys) > 64 {
+		t.Fatalf("%d content keys; collectAttrs holds 64", len(contentkeys.Keys))
 	}
-	for _, ck := range contentKeys {
-		attr := ck.key
-		if ck.leaf != "" {
-			attr = ck.key + ".0." + ck.leaf
+	for _, ck := range contentkeys.Keys {
+		attr := ck.Name
+		if ck.Leaf != "" {
+			attr = ck.Name + ".0." + ck.Leaf
 		}
 		if !ledger.IsContentAttribute(attr) {
 			t.Errorf("the ledger does not see %s as content", attr)
