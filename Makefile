@@ -8,6 +8,7 @@ CHDB_DIR    := $(CURDIR)/.cache/chdb
 export CHDB_LIB_PATH := $(CHDB_DIR)/libchdb.so
 DATA        ?= data
 TEST_TIMEOUT ?= 25m
+VERSION     ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
 .PHONY: all deps build run browser test demo bench clean
 
@@ -20,7 +21,7 @@ $(CHDB_LIB_PATH).ok: scripts/install-libchdb.sh
 	scripts/install-libchdb.sh $(CHDB_DIR)
 
 build: deps
-	$(GO) build -o bin/docket ./cmd/docket
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o bin/docket ./cmd/docket
 
 run: build
 	bin/docket dev --data $(DATA)

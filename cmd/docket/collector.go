@@ -16,7 +16,7 @@ import (
 
 func collectorSettings(configURIs []string) otelcol.CollectorSettings {
 	return otelcol.CollectorSettings{
-		BuildInfo: collector.Info(version),
+		BuildInfo: collector.Info(buildVersion()),
 		Factories: collector.Components,
 		ConfigProviderSettings: otelcol.ConfigProviderSettings{
 			ResolverSettings: confmap.ResolverSettings{

@@ -9,16 +9,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
-
 func main() {
 	root := &cobra.Command{
 		Use:           "docket",
 		Short:         "Evidence collector and ledger for LLM applications",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       version,
+		Version:       buildVersion(),
 	}
 	root.AddCommand(collectorCommand(), devCommand(), uiCommand(), exportCommand(), lifecycleCommand(), contentCommand(), replayCommand())
 	if err := root.Execute(); err != nil {
