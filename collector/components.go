@@ -30,9 +30,11 @@ import (
 	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
 
 	"github.com/docketlabs/docket/contentstore/contentstoreextension"
+	"github.com/docketlabs/docket/extensions/tenantauthextension"
 	"github.com/docketlabs/docket/ledger/ledgerexporter"
 	"github.com/docketlabs/docket/processors/contentrefprocessor"
 	"github.com/docketlabs/docket/processors/sqlsanitizerprocessor"
+	"github.com/docketlabs/docket/processors/tenantprocessor"
 	"github.com/docketlabs/docket/ui/uiextension"
 )
 
@@ -47,6 +49,7 @@ func Components() (otelcol.Factories, error) {
 		return f, err
 	}
 	if f.Processors, err = otelcol.MakeFactoryMap[processor.Factory](
+		tenantprocessor.NewFactory(),
 		sqlsanitizerprocessor.NewFactory(),
 		contentrefprocessor.NewFactory(),
 		batchprocessor.NewFactory(),
@@ -77,6 +80,7 @@ func Components() (otelcol.Factories, error) {
 	if f.Extensions, err = otelcol.MakeFactoryMap[extension.Factory](
 		uiextension.NewFactory(),
 		contentstoreextension.NewFactory(),
+		tenantauthextension.NewFactory(),
 		filestorage.NewFactory(),
 		healthcheckextension.NewFactory(),
 		pprofextension.NewFactory(),
