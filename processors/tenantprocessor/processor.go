@@ -3,6 +3,7 @@ package tenantprocessor
 import (
 	"context"
 	"fmt"
+	"net"
 	"strings"
 
 	"go.opentelemetry.io/collector/client"
@@ -103,9 +104,16 @@ func (p *tenantProcessor) stamp(ctx context.Context, sig signal, rs []resource) 
 // identity returns the tenant of the request's authenticated sender, or
 // trusted when there is none and the config takes the sender's word.
 func (p *tenantProcessor) identity(ctx context.Context) (tenant string, trusted bool, err error) {
-	auth := client.FromContext(ctx).Auth
+	info := client.FromContext(ctx)
+	auth := info.Auth
 	if auth == nil {
 		if p.cfg.TrustSenderAttribute {
+			// Trust is for a sender on this machine; a receiver bound
+			// wider by mistake must not open it to the network.
+			if !loopback(info.Addr) {
+				return "", false, consumererror.NewPermanent(status.Error(codes.Unauthenticated,
+					"tenant: trust_sender_attribute accepts loopback senders only; this one needs an authenticated identity"))
+			}
 			return "", true, nil
 		}
 		return "", false, consumererror.NewPermanent(status.Error(codes.Unauthenticated,
@@ -121,6 +129,20 @@ func (p *tenantProcessor) identity(ctx context.Context) (tenant string, trusted 
 			fmt.Sprintf("tenant: the sender's identity (auth attribute %q) maps to no tenant", p.cfg.AuthAttribute)))
 	}
 	return tenant, false, nil
+}
+
+// loopback reports whether a client address is a loopback IP; an unknown
+// address is not.
+func loopback(addr net.Addr) bool {
+	if addr == nil {
+		return false
+	}
+	host := addr.String()
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // claimsOther returns the tenant a resource names when it is not tenant.

@@ -2,6 +2,7 @@ package tenantprocessor
 
 import (
 	"context"
+	"net"
 	"strings"
 	"testing"
 
@@ -201,15 +202,25 @@ func TestIdentitiesMap(t *testing.T) {
 	assert.Equal(t, []string{"acme"}, tenants)
 }
 
+func from(addr net.Addr) context.Context {
+	return client.NewContext(context.Background(), client.Info{Addr: addr})
+}
+
 func TestTrustedSenderAttribute(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.TrustSenderAttribute = true; c.DefaultTenant = "local" })
-	require.NoError(t, h.traces(context.Background(), traces("acme", "", "bad\x00")))
+	// OTLP/HTTP gives the client address as an IP, gRPC as IP and port.
+	require.NoError(t, h.traces(from(&net.IPAddr{IP: net.IPv4(127, 0, 0, 1)}), traces("acme", "", "bad\x00")))
+	require.NoError(t, h.traces(from(&net.TCPAddr{IP: net.IPv6loopback, Port: 50000}), traces("globex")))
 	tenants, _ := h.stored()
-	assert.Equal(t, []string{"acme", "local", "local"}, tenants)
+	assert.Equal(t, []string{"acme", "local", "local", "globex"}, tenants)
+	// Trust ends at the machine: other and unknown addresses are refused.
+	requireCode(t, h.traces(from(&net.TCPAddr{IP: net.IPv4(10, 0, 0, 7), Port: 50000}), traces("acme")), codes.Unauthenticated)
+	requireCode(t, h.traces(context.Background(), traces("acme")), codes.Unauthenticated)
 	// An identity, when there is one, still wins.
 	requireCode(t, h.traces(as("globex"), traces("acme")), codes.PermissionDenied)
 	assert.Equal(t, map[string]int64{
-		"outcome=sender_attribute,signal=traces,tenant=": 6,
+		"outcome=sender_attribute,signal=traces,tenant=": 8,
+		"outcome=unauthenticated,signal=traces,tenant=":  4,
 		"outcome=refused,signal=traces,tenant=globex":    2,
 	}, h.counts(), "sender-chosen tenants became label values")
 }
