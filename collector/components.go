@@ -5,6 +5,7 @@ package collector
 import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/loadbalancingexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/healthcheckextension"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/oidcauthextension"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/pprofextension"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/attributesprocessor"
@@ -81,6 +82,7 @@ func Components() (otelcol.Factories, error) {
 		uiextension.NewFactory(),
 		contentstoreextension.NewFactory(),
 		tenantauthextension.NewFactory(),
+		oidcauthextension.NewFactory(),
 		filestorage.NewFactory(),
 		healthcheckextension.NewFactory(),
 		pprofextension.NewFactory(),
