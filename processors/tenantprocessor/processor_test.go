@@ -16,11 +16,11 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor/processortest"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/docketlabs/docket/internal/conventions"
+	"github.com/docketlabs/docket/internal/metrictest"
 	"github.com/docketlabs/docket/processors/tenantprocessor/internal/metadata"
 )
 
@@ -105,19 +105,7 @@ func (h *harness) stored() (tenants, claimed []string) {
 
 func (h *harness) counts() map[string]int64 {
 	h.t.Helper()
-	m, err := h.tel.GetMetric(metricRecords)
-	require.NoError(h.t, err)
-	sum := m.Data.(metricdata.Sum[int64])
-	assert.True(h.t, sum.IsMonotonic)
-	out := map[string]int64{}
-	for _, dp := range sum.DataPoints {
-		var parts []string
-		for _, kv := range dp.Attributes.ToSlice() {
-			parts = append(parts, string(kv.Key)+"="+kv.Value.AsString())
-		}
-		out[strings.Join(parts, ",")] = dp.Value
-	}
-	return out
+	return metrictest.Sums(h.t, h.tel, metricRecords)
 }
 
 func requireCode(t *testing.T, err error, code codes.Code) {
