@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -38,27 +40,32 @@ const (
 	globexToken = "e2e-globex-9d8c7b6a5f4e3d2c1b0a99887766554"
 )
 
-// ingestCollector starts a collector with authenticated OTLP receivers and
-// the tenant processor set to onMismatch.
+// ingestCollector is a collector with authenticated OTLP receivers.
 type ingestCollector struct {
 	*collectorProc
 	grpcAddr, metricsURL string
+	// clientTLS is the TLS of the next sends; nil sends in plaintext.
+	clientTLS *tls.Config
 }
 
-func startIngestCollector(t *testing.T, onMismatch string) *ingestCollector {
+// startIngestCollector starts the collector of testdata/config, with bearer
+// tokens for acme and globex in E2E_TOKENS_FILE, and waits until both
+// receivers answer (a refusal is an answer) to a client with clientTLS.
+func startIngestCollector(t *testing.T, config string, clientTLS *tls.Config, env ...string) *ingestCollector {
 	tokens := filepath.Join(t.TempDir(), "ingest-tokens")
 	body := fmt.Sprintf("# tenant sha256(token)\nacme %s\nglobex %s\n", sha256Hex(acmeToken), sha256Hex(globexToken))
 	if err := os.WriteFile(tokens, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	grpcPort, metricsPort := proctest.FreePort(t), proctest.FreePort(t)
-	p := newCollectorProc(t, docketBinary(t), "ingest-auth-e2e.yaml",
-		"E2E_TOKENS_FILE="+tokens, "E2E_ON_MISMATCH="+onMismatch,
-		"E2E_GRPC_PORT="+grpcPort, "E2E_METRICS_PORT="+metricsPort)
+	p := newCollectorProc(t, docketBinary(t), config, append(env, "E2E_TOKENS_FILE="+tokens,
+		"E2E_GRPC_PORT="+grpcPort, "E2E_METRICS_PORT="+metricsPort)...)
 	p.start()
 	c := &ingestCollector{collectorProc: p, grpcAddr: "127.0.0.1:" + grpcPort,
-		metricsURL: "http://127.0.0.1:" + metricsPort + "/metrics"}
-	// Ready when both receivers answer (a refusal is an answer).
+		metricsURL: "http://127.0.0.1:" + metricsPort + "/metrics", clientTLS: clientTLS}
+	if clientTLS != nil {
+		c.otlpURL = strings.Replace(c.otlpURL, "http://", "https://", 1)
+	}
 	deadline := time.Now().Add(time.Minute)
 	for {
 		_, herr := c.postHTTP("", callTraces("ready", ""))
@@ -118,7 +125,9 @@ func (c *ingestCollector) postHTTP(token string, td ptrace.Traces) (int, error) 
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: c.clientTLS}}
+	defer hc.CloseIdleConnections()
+	resp, err := hc.Do(req)
 	if err != nil {
 		return 0, err
 	}
@@ -129,7 +138,11 @@ func (c *ingestCollector) postHTTP(token string, td ptrace.Traces) (int, error) 
 
 // sendGRPC sends over OTLP/gRPC with the bearer token (none when empty).
 func (c *ingestCollector) sendGRPC(token string, td ptrace.Traces) (codes.Code, error) {
-	conn, err := grpc.NewClient(c.grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	creds := insecure.NewCredentials()
+	if c.clientTLS != nil {
+		creds = credentials.NewTLS(c.clientTLS)
+	}
+	conn, err := grpc.NewClient(c.grpcAddr, grpc.WithTransportCredentials(creds))
 	if err != nil {
 		return codes.Unknown, err
 	}
@@ -204,7 +217,7 @@ func TestIngestRefusesUnauthenticatedSenders(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the collector")
 	}
-	c := startIngestCollector(t, "refuse")
+	c := startIngestCollector(t, "ingest-auth-e2e.yaml", nil, "E2E_ON_MISMATCH=refuse")
 	for _, tc := range []struct{ name, token string }{
 		{"no token", ""}, {"wrong token", "e2e-acme-guess"}, {"the token's hash", sha256Hex(acmeToken)},
 	} {
@@ -235,7 +248,7 @@ func TestIngestTenantSpoofing(t *testing.T) {
 	}
 	for _, mode := range []string{"refuse", "flag"} {
 		t.Run(mode, func(t *testing.T) {
-			c := startIngestCollector(t, mode)
+			c := startIngestCollector(t, "ingest-auth-e2e.yaml", nil, "E2E_ON_MISMATCH="+mode)
 			// Acme's token, claiming globex, over both protocols.
 			httpCode, err := c.postHTTP(acmeToken, callTraces("spoof-http", "globex"))
 			if err != nil {

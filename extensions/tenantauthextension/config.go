@@ -19,6 +19,19 @@ type Config struct {
 	// line; blank lines and lines starting with '#' are skipped. It is read
 	// at start.
 	TokensFile string `mapstructure:"tokens_file"`
+	// Certificates maps verified client certificates to tenants, for
+	// senders that come without a token. The receiver verifies them (tls:
+	// client_ca_file); on OTLP/HTTP this extension must also be listed
+	// under the receiver's middlewares, which see the certificate.
+	Certificates []Certificate `mapstructure:"certificates"`
+}
+
+// Certificate is one client certificate name and the tenant it belongs to.
+type Certificate struct {
+	Tenant string `mapstructure:"tenant"`
+	// Name is matched exactly against the certificate's DNS, URI and email
+	// subject alternative names and its subject common name.
+	Name string `mapstructure:"name"`
 }
 
 // Token is one accepted bearer token and the tenant it belongs to.
@@ -30,11 +43,33 @@ type Token struct {
 
 // Validate checks the inline tokens; the file is checked at start.
 func (c *Config) Validate() error {
-	if len(c.Tokens) == 0 && c.TokensFile == "" {
-		return errors.New("set tokens and/or tokens_file: an authenticator without tokens refuses everyone")
+	if len(c.Tokens) == 0 && c.TokensFile == "" && len(c.Certificates) == 0 {
+		return errors.New("set tokens, tokens_file and/or certificates: an authenticator without them refuses everyone")
 	}
-	_, err := newTable(c.Tokens)
+	if _, err := newTable(c.Tokens); err != nil {
+		return err
+	}
+	_, err := newCertTable(c.Certificates)
 	return err
+}
+
+// newCertTable checks the certificate names; one name may name only one
+// tenant.
+func newCertTable(certs []Certificate) (map[string]string, error) {
+	out := make(map[string]string, len(certs))
+	for i, c := range certs {
+		if !conventions.ValidTenant(c.Tenant) {
+			return nil, fmt.Errorf("certificates[%d]: tenant must be 1 to %d bytes of UTF-8 without control characters", i, conventions.MaxTenantLen)
+		}
+		if c.Name == "" {
+			return nil, fmt.Errorf("certificates[%d]: name must not be empty", i)
+		}
+		if prev, dup := out[c.Name]; dup && prev != c.Tenant {
+			return nil, fmt.Errorf("certificates[%d]: name %q is listed for tenants %q and %q", i, c.Name, prev, c.Tenant)
+		}
+		out[c.Name] = c.Tenant
+	}
+	return out, nil
 }
 
 // entry is a parsed token.

@@ -29,7 +29,10 @@ func TestLoadConfig(t *testing.T) {
 		wantErr string
 	}{
 		{name: "", want: &Config{Tokens: []Token{{Tenant: "acme", SHA256: acmeHash}}, TokensFile: "testdata/tokens"}},
-		{name: "no_tokens", wantErr: "set tokens and/or tokens_file"},
+		{name: "certificates", want: &Config{Certificates: []Certificate{{Tenant: "acme", Name: "billing.acme.internal"}, {Tenant: "acme", Name: "spiffe://acme/billing"}}}},
+		{name: "no_tokens", wantErr: "set tokens, tokens_file and/or certificates"},
+		{name: "cert_two_tenants", wantErr: `name "billing.acme.internal" is listed for tenants "acme" and "globex"`},
+		{name: "cert_no_name", wantErr: "certificates[0]: name must not be empty"},
 		{name: "bad_hash", wantErr: "sha256 must be 64 hex digits"},
 		{name: "bad_tenant", wantErr: "without control characters"},
 		{name: "two_tenants", wantErr: `the same token is listed for tenants "acme" and "globex"`},

@@ -6,14 +6,19 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
 
 	"go.opentelemetry.io/collector/client"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/extension/extensionauth"
+	"go.opentelemetry.io/collector/extension/extensionmiddleware"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/peer"
 
 	"github.com/docketlabs/docket/internal/conventions"
 )
@@ -24,14 +29,20 @@ const maxTokenLen = 4096
 var (
 	errNoToken  = errors.New("tenantauth: missing bearer token")
 	errBadToken = errors.New("tenantauth: invalid bearer token")
+	errNoCert   = errors.New("tenantauth: missing bearer token or verified client certificate")
+	errBadCert  = errors.New("tenantauth: the client certificate names no single tenant")
 )
 
 type authenticator struct {
 	cfg    *Config
 	tokens []entry
+	certs  map[string]string // certificate name → tenant
 }
 
-var _ extensionauth.Server = (*authenticator)(nil)
+var (
+	_ extensionauth.Server           = (*authenticator)(nil)
+	_ extensionmiddleware.HTTPServer = (*authenticator)(nil)
+)
 
 func (a *authenticator) Start(context.Context, component.Host) error {
 	tokens := a.cfg.Tokens
@@ -47,17 +58,65 @@ func (a *authenticator) Start(context.Context, component.Host) error {
 		return fmt.Errorf("tenantauth: %w", err)
 	}
 	a.tokens = table
-	return nil
+	a.certs, err = newCertTable(a.cfg.Certificates)
+	return err
 }
 
 func (a *authenticator) Shutdown(context.Context) error { return nil }
 
 // Authenticate accepts a request carrying "Authorization: Bearer TOKEN" for
-// a listed token and records the token's tenant in client.Info.Auth.
+// a listed token, or, with certificates configured and no Authorization
+// header, a verified client certificate of a listed name, and records the
+// tenant in client.Info.Auth.
 func (a *authenticator) Authenticate(ctx context.Context, sources map[string][]string) (context.Context, error) {
+	if _, sent := authorization(sources); sent || len(a.certs) == 0 {
+		tenant, err := a.tokenTenant(sources)
+		if err != nil {
+			return ctx, err
+		}
+		return withTenant(ctx, tenant), nil
+	}
+	p, ok := peer.FromContext(ctx)
+	if !ok {
+		// OTLP/HTTP: the certificate is not visible here; the middleware
+		// (GetHTTPHandler) decides, and without it the tenant processor
+		// refuses a request that has no identity.
+		return ctx, nil
+	}
+	var state *tls.ConnectionState
+	if info, isTLS := p.AuthInfo.(credentials.TLSInfo); isTLS {
+		state = &info.State
+	}
+	tenant, err := a.certTenant(state)
+	if err != nil {
+		return ctx, err
+	}
+	return withTenant(ctx, tenant), nil
+}
+
+// GetHTTPHandler gives OTLP/HTTP receivers the certificate check the
+// authenticator cannot do there: a request the authenticator let through
+// without an identity needs a verified certificate of a listed name.
+func (a *authenticator) GetHTTPHandler(context.Context) (extensionmiddleware.WrapHTTPHandlerFunc, error) {
+	return func(_ context.Context, next http.Handler) (http.Handler, error) {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if client.FromContext(r.Context()).Auth == nil {
+				tenant, err := a.certTenant(r.TLS)
+				if err != nil {
+					http.Error(w, err.Error(), http.StatusUnauthorized)
+					return
+				}
+				r = r.WithContext(withTenant(r.Context(), tenant))
+			}
+			next.ServeHTTP(w, r)
+		}), nil
+	}, nil
+}
+
+func (a *authenticator) tokenTenant(sources map[string][]string) (string, error) {
 	token, ok := bearer(sources)
 	if !ok {
-		return ctx, errNoToken
+		return "", errNoToken
 	}
 	sum := sha256.Sum256([]byte(token))
 	// Compare with every entry, without stopping at a match, so the time
@@ -69,20 +128,58 @@ func (a *authenticator) Authenticate(ctx context.Context, sources map[string][]s
 		}
 	}
 	if tenant == "" {
-		return ctx, errBadToken
+		return "", errBadToken
 	}
-	cl := client.FromContext(ctx)
-	cl.Auth = authData{tenant: tenant}
-	return client.NewContext(ctx, cl), nil
+	return tenant, nil
 }
 
-// bearer returns the token of the Authorization header: HTTP gives it
+// certTenant returns the tenant of a verified client certificate: every
+// listed name it carries must belong to the same tenant.
+func (a *authenticator) certTenant(state *tls.ConnectionState) (string, error) {
+	if state == nil || len(state.VerifiedChains) == 0 || len(state.VerifiedChains[0]) == 0 {
+		return "", errNoCert
+	}
+	leaf := state.VerifiedChains[0][0]
+	names := append(append([]string{leaf.Subject.CommonName}, leaf.DNSNames...), leaf.EmailAddresses...)
+	for _, u := range leaf.URIs {
+		names = append(names, u.String())
+	}
+	tenant := ""
+	for _, n := range names {
+		t, ok := a.certs[n]
+		if !ok {
+			continue
+		}
+		if tenant != "" && t != tenant {
+			return "", errBadCert
+		}
+		tenant = t
+	}
+	if tenant == "" {
+		return "", errBadCert
+	}
+	return tenant, nil
+}
+
+func withTenant(ctx context.Context, tenant string) context.Context {
+	cl := client.FromContext(ctx)
+	cl.Auth = authData{tenant: tenant}
+	return client.NewContext(ctx, cl)
+}
+
+// authorization returns the Authorization values: HTTP gives the header
 // canonicalised, gRPC metadata in lower case.
-func bearer(sources map[string][]string) (string, bool) {
+func authorization(sources map[string][]string) ([]string, bool) {
 	v := sources["Authorization"]
 	if len(v) == 0 {
 		v = sources["authorization"]
 	}
+	return v, len(v) > 0
+}
+
+// bearer returns the token of the Authorization header.
+func bearer(sources map[string][]string) (string, bool) {
+	v, _ := authorization(sources)
 	if len(v) != 1 {
 		return "", false
 	}

@@ -2,6 +2,12 @@ package tenantauthextension
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +18,10 @@ import (
 	"go.opentelemetry.io/collector/client"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/extension/extensionauth"
+	"go.opentelemetry.io/collector/extension/extensionmiddleware"
 	"go.opentelemetry.io/collector/extension/extensiontest"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/peer"
 
 	"github.com/docketlabs/docket/extensions/tenantauthextension/internal/metadata"
 	"github.com/docketlabs/docket/internal/conventions"
@@ -90,4 +99,89 @@ func TestTokensFile(t *testing.T) {
 	ext, err := NewFactory().Create(context.Background(), extensiontest.NewNopSettings(metadata.Type), &Config{TokensFile: filepath.Join(dir, "missing")})
 	require.NoError(t, err)
 	require.ErrorContains(t, ext.Start(context.Background(), componenttest.NewNopHost()), "read tokens_file")
+}
+
+// verified is the TLS state of a connection whose client certificate the
+// receiver verified.
+func verified(cn string, dns ...string) *tls.ConnectionState {
+	leaf := &x509.Certificate{Subject: pkix.Name{CommonName: cn}, DNSNames: dns}
+	return &tls.ConnectionState{VerifiedChains: [][]*x509.Certificate{{leaf}}}
+}
+
+func grpcPeer(state *tls.ConnectionState) context.Context {
+	p := &peer.Peer{Addr: &net.TCPAddr{IP: net.IPv4(10, 0, 0, 7), Port: 5000}}
+	if state != nil {
+		p.AuthInfo = credentials.TLSInfo{State: *state}
+	}
+	return peer.NewContext(context.Background(), p)
+}
+
+func TestClientCertificates(t *testing.T) {
+	auth := started(t, &Config{
+		Tokens: []Token{{Tenant: "acme", SHA256: acmeHash}},
+		Certificates: []Certificate{
+			{Tenant: "acme", Name: "billing.acme.internal"},
+			{Tenant: "globex", Name: "search.globex.internal"},
+		},
+	})
+	tenantOf := func(ctx context.Context) any {
+		if info := client.FromContext(ctx); info.Auth != nil {
+			return info.Auth.GetAttribute(conventions.AuthTenantAttribute)
+		}
+		return nil
+	}
+	for _, tc := range []struct {
+		name   string
+		state  *tls.ConnectionState
+		tenant any // nil: refused
+	}{
+		{"by SAN", verified("x", "billing.acme.internal"), "acme"},
+		{"by common name", verified("search.globex.internal"), "globex"},
+		{"unlisted", verified("intruder", "intruder.example"), nil},
+		{"names of two tenants", verified("search.globex.internal", "billing.acme.internal"), nil},
+		{"no certificate", &tls.ConnectionState{}, nil},
+		{"plaintext", nil, nil},
+	} {
+		ctx, err := auth.Authenticate(grpcPeer(tc.state), map[string][]string{})
+		if tc.tenant == nil {
+			assert.Error(t, err, tc.name)
+			continue
+		}
+		require.NoError(t, err, tc.name)
+		assert.Equal(t, tc.tenant, tenantOf(ctx), tc.name)
+	}
+	// A token, when sent, decides alone: a wrong one is not rescued by the certificate.
+	_, err := auth.Authenticate(grpcPeer(verified("billing.acme.internal")), map[string][]string{"authorization": {"Bearer guess"}})
+	assert.Error(t, err)
+
+	// OTLP/HTTP: the authenticator lets a request without a token pass
+	// without identity; the middleware takes the certificate or refuses.
+	ctx, err := auth.Authenticate(context.Background(), map[string][]string{})
+	require.NoError(t, err)
+	assert.Nil(t, tenantOf(ctx))
+	wrap, err := auth.(extensionmiddleware.HTTPServer).GetHTTPHandler(context.Background())
+	require.NoError(t, err)
+	var seen any
+	h, err := wrap(context.Background(), http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { seen = tenantOf(r.Context()) }))
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name   string
+		ctx    context.Context
+		state  *tls.ConnectionState
+		code   int
+		tenant any
+	}{
+		{"certificate", context.Background(), verified("x", "search.globex.internal"), http.StatusOK, "globex"},
+		{"unlisted certificate", context.Background(), verified("intruder"), http.StatusUnauthorized, nil},
+		{"plaintext", context.Background(), nil, http.StatusUnauthorized, nil},
+		{"token already authenticated", withTenant(context.Background(), "acme"), verified("x", "search.globex.internal"), http.StatusOK, "acme"},
+	} {
+		seen = nil
+		r := httptest.NewRequestWithContext(tc.ctx, http.MethodPost, "/v1/traces", nil)
+		r.TLS = tc.state
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		assert.Equal(t, tc.code, w.Code, tc.name)
+		assert.Equal(t, tc.tenant, seen, tc.name)
+	}
 }
