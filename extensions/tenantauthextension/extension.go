@@ -58,8 +58,10 @@ func (a *authenticator) Start(context.Context, component.Host) error {
 		return fmt.Errorf("tenantauth: %w", err)
 	}
 	a.tokens = table
-	a.certs, err = newCertTable(a.cfg.Certificates)
-	return err
+	if a.certs, err = newCertTable(a.cfg.Certificates); err != nil {
+		return fmt.Errorf("tenantauth: %w", err)
+	}
+	return nil
 }
 
 func (a *authenticator) Shutdown(context.Context) error { return nil }
@@ -120,7 +122,7 @@ func (a *authenticator) tokenTenant(sources map[string][]string) (string, error)
 	}
 	sum := sha256.Sum256([]byte(token))
 	// Compare with every entry, without stopping at a match, so the time
-	// taken does not tell which or how many tokens exist.
+	// taken does not tell which token matched.
 	tenant := ""
 	for _, e := range a.tokens {
 		if subtle.ConstantTimeCompare(sum[:], e.hash) == 1 {
