@@ -5,6 +5,7 @@ package collector
 import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/loadbalancingexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/healthcheckextension"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/oidcauthextension"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/pprofextension"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/attributesprocessor"
@@ -30,9 +31,11 @@ import (
 	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
 
 	"github.com/docketlabs/docket/contentstore/contentstoreextension"
+	"github.com/docketlabs/docket/extensions/tenantauthextension"
 	"github.com/docketlabs/docket/ledger/ledgerexporter"
 	"github.com/docketlabs/docket/processors/contentrefprocessor"
 	"github.com/docketlabs/docket/processors/sqlsanitizerprocessor"
+	"github.com/docketlabs/docket/processors/tenantprocessor"
 	"github.com/docketlabs/docket/ui/uiextension"
 )
 
@@ -47,6 +50,7 @@ func Components() (otelcol.Factories, error) {
 		return f, err
 	}
 	if f.Processors, err = otelcol.MakeFactoryMap[processor.Factory](
+		tenantprocessor.NewFactory(),
 		sqlsanitizerprocessor.NewFactory(),
 		contentrefprocessor.NewFactory(),
 		batchprocessor.NewFactory(),
@@ -77,6 +81,8 @@ func Components() (otelcol.Factories, error) {
 	if f.Extensions, err = otelcol.MakeFactoryMap[extension.Factory](
 		uiextension.NewFactory(),
 		contentstoreextension.NewFactory(),
+		tenantauthextension.NewFactory(),
+		oidcauthextension.NewFactory(),
 		filestorage.NewFactory(),
 		healthcheckextension.NewFactory(),
 		pprofextension.NewFactory(),

@@ -14,6 +14,7 @@ import (
 
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/internal/contentkeys"
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger/pricing"
 )
 
@@ -171,12 +172,7 @@ func evidenceCategory(attrs pcommon.Map) string {
 
 // Tenant returns the tenant of a resource.
 func (x *Extractor) Tenant(res pcommon.Resource) string {
-	if v, ok := res.Attributes().Get(x.TenantAttribute); ok {
-		if s := v.AsString(); s != "" && len(s) <= maxIDLen && utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
-			return s
-		}
-	}
-	return x.DefaultTenant
+	return conventions.Tenant(res.Attributes(), x.TenantAttribute, x.DefaultTenant)
 }
 
 // issues collects problems with attribute values for the row's

@@ -12,12 +12,13 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
 )
 
 // TenantAttribute is the resource attribute replay spans name their tenant
-// with: the ledger exporter's default.
-const TenantAttribute = "tenant.id"
+// with.
+const TenantAttribute = conventions.TenantAttribute
 
 // Tracing sends every replay as an OTLP span, as an instrumented
 // application would send its LLM calls, so a running collector sees them:

@@ -32,6 +32,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/chdbengine"
 	"github.com/docketlabs/docket/ledger/engine"
@@ -153,7 +154,7 @@ func rawInsertRate(batches []ptrace.Traces) (rate, cpuPer1000 float64, err error
 	if err != nil {
 		return 0, 0, err
 	}
-	x := &ledger.Extractor{TenantAttribute: "tenant.id", DefaultTenant: "default", Prices: prices}
+	x := &ledger.Extractor{TenantAttribute: conventions.TenantAttribute, DefaultTenant: conventions.DefaultTenant, Prices: prices}
 	// The statement and rows the exporter writes, encoded beforehand, with
 	// a token per insert; up to insertBatch rows per insert as the queue
 	// batches.

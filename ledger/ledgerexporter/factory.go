@@ -14,6 +14,8 @@ import (
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.opentelemetry.io/collector/exporter/exporterhelper/xexporterhelper"
+
+	"github.com/docketlabs/docket/internal/conventions"
 )
 
 const typeStr = "ledger"
@@ -48,8 +50,8 @@ func createDefaultConfig() component.Config {
 		TimeoutConfig:   exporterhelper.NewDefaultTimeoutConfig(),
 		QueueConfig:     configoptional.Some(queue),
 		RetryConfig:     retry,
-		TenantAttribute: "tenant.id",
-		DefaultTenant:   "default",
+		TenantAttribute: conventions.TenantAttribute,
+		DefaultTenant:   conventions.DefaultTenant,
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processorhelper"
 
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/processors/contentrefprocessor/internal/metadata"
 )
 
@@ -28,8 +29,8 @@ func NewFactory() processor.Factory {
 
 func createDefaultConfig() component.Config {
 	return &Config{
-		TenantAttribute:  "tenant.id",
-		DefaultTenant:    "default",
+		TenantAttribute:  conventions.TenantAttribute,
+		DefaultTenant:    conventions.DefaultTenant,
 		Capture:          true,
 		WriteConcurrency: 8,
 		MaxInflightBytes: 64 << 20,

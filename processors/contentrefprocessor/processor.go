@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/internal/contentkeys"
+	"github.com/docketlabs/docket/internal/conventions"
 )
 
 // defaultStoreID is the extension the processor uses when store is unset.
@@ -117,12 +116,7 @@ type resourceInfo struct {
 // the ledger exporter's, so the reference and the ledger row agree.
 func (p *contentRef) resource(res pcommon.Resource) *resourceInfo {
 	attrs := res.Attributes()
-	tenant := p.cfg.DefaultTenant
-	if v, ok := attrs.Get(p.cfg.TenantAttribute); ok {
-		if s := v.AsString(); s != "" && len(s) <= 512 && utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
-			tenant = s
-		}
-	}
+	tenant := conventions.Tenant(attrs, p.cfg.TenantAttribute, p.cfg.DefaultTenant)
 	service := ""
 	if v, ok := attrs.Get("service.name"); ok {
 		service = v.AsString()

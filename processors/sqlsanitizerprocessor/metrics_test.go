@@ -2,7 +2,6 @@ package sqlsanitizerprocessor
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,27 +12,9 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/docketlabs/docket/internal/metrictest"
 	"github.com/docketlabs/docket/processors/sqlsanitizerprocessor/internal/metadata"
 )
-
-// sums maps "k=v,k=v" attribute sets to the counter value.
-func sums(t *testing.T, tel *componenttest.Telemetry, name string) map[string]int64 {
-	t.Helper()
-	m, err := tel.GetMetric(name)
-	require.NoError(t, err)
-	sum, ok := m.Data.(metricdata.Sum[int64])
-	require.Truef(t, ok, "%s is %T", name, m.Data)
-	assert.True(t, sum.IsMonotonic)
-	out := map[string]int64{}
-	for _, dp := range sum.DataPoints {
-		var parts []string
-		for _, kv := range dp.Attributes.ToSlice() {
-			parts = append(parts, string(kv.Key)+"="+kv.Value.AsString())
-		}
-		out[strings.Join(parts, ",")] = dp.Value
-	}
-	return out
-}
 
 func TestMetrics(t *testing.T) {
 	tel := componenttest.NewTelemetry()
@@ -59,9 +40,9 @@ func TestMetrics(t *testing.T) {
 		"dialect=postgresql,outcome=full":    2,
 		"dialect=postgresql,outcome=partial": 1,
 		"dialect=mysql,outcome=full":         1,
-	}, sums(t, tel, "docket_sqlsanitizer_queries"))
-	assert.Equal(t, map[string]int64{"signal=traces": 2, "signal=logs": 1}, sums(t, tel, "docket_sqlsanitizer_records_changed"))
-	assert.Equal(t, map[string]int64{"signal=traces": 1}, sums(t, tel, "docket_sqlsanitizer_parameters_dropped"))
+	}, metrictest.Sums(t, tel, "docket_sqlsanitizer_queries"))
+	assert.Equal(t, map[string]int64{"signal=traces": 2, "signal=logs": 1}, metrictest.Sums(t, tel, "docket_sqlsanitizer_records_changed"))
+	assert.Equal(t, map[string]int64{"signal=traces": 1}, metrictest.Sums(t, tel, "docket_sqlsanitizer_parameters_dropped"))
 
 	// No label carries query text or values: every attribute value comes
 	// from the fixed sets.

@@ -1,0 +1,235 @@
+package tenantauthextension
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+
+	"go.opentelemetry.io/collector/client"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/extension/extensionauth"
+	"go.opentelemetry.io/collector/extension/extensionmiddleware"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/peer"
+
+	"github.com/docketlabs/docket/internal/conventions"
+)
+
+// maxTokenLen bounds what is hashed; real tokens are far shorter.
+const maxTokenLen = 4096
+
+var (
+	errNoToken  = errors.New("tenantauth: missing bearer token")
+	errBadToken = errors.New("tenantauth: invalid bearer token")
+	errNoCert   = errors.New("tenantauth: missing bearer token or verified client certificate")
+	errBadCert  = errors.New("tenantauth: the client certificate names no single tenant")
+)
+
+type authenticator struct {
+	cfg    *Config
+	tokens []entry
+	certs  map[string]string // certificate name → tenant
+}
+
+var (
+	_ extensionauth.Server           = (*authenticator)(nil)
+	_ extensionmiddleware.HTTPServer = (*authenticator)(nil)
+)
+
+func (a *authenticator) Start(context.Context, component.Host) error {
+	tokens := a.cfg.Tokens
+	if a.cfg.TokensFile != "" {
+		more, err := readTokensFile(a.cfg.TokensFile)
+		if err != nil {
+			return err
+		}
+		tokens = append(append([]Token{}, tokens...), more...)
+	}
+	table, err := newTable(tokens)
+	if err != nil {
+		return fmt.Errorf("tenantauth: %w", err)
+	}
+	a.tokens = table
+	if a.certs, err = newCertTable(a.cfg.Certificates); err != nil {
+		return fmt.Errorf("tenantauth: %w", err)
+	}
+	return nil
+}
+
+func (a *authenticator) Shutdown(context.Context) error { return nil }
+
+// Authenticate accepts a request carrying "Authorization: Bearer TOKEN" for
+// a listed token, or, with certificates configured and no Authorization
+// header, a verified client certificate of a listed name, and records the
+// tenant in client.Info.Auth.
+func (a *authenticator) Authenticate(ctx context.Context, sources map[string][]string) (context.Context, error) {
+	if _, sent := authorization(sources); sent || len(a.certs) == 0 {
+		tenant, err := a.tokenTenant(sources)
+		if err != nil {
+			return ctx, err
+		}
+		return withTenant(ctx, tenant), nil
+	}
+	p, ok := peer.FromContext(ctx)
+	if !ok {
+		// OTLP/HTTP: the certificate is not visible here; the middleware
+		// (GetHTTPHandler) decides, and without it the tenant processor
+		// refuses a request that has no identity.
+		return ctx, nil
+	}
+	var state *tls.ConnectionState
+	if info, isTLS := p.AuthInfo.(credentials.TLSInfo); isTLS {
+		state = &info.State
+	}
+	tenant, err := a.certTenant(state)
+	if err != nil {
+		return ctx, err
+	}
+	return withTenant(ctx, tenant), nil
+}
+
+// GetHTTPHandler gives OTLP/HTTP receivers the certificate check the
+// authenticator cannot do there: a request the authenticator let through
+// without an identity needs a verified certificate of a listed name.
+func (a *authenticator) GetHTTPHandler(context.Context) (extensionmiddleware.WrapHTTPHandlerFunc, error) {
+	return func(_ context.Context, next http.Handler) (http.Handler, error) {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if client.FromContext(r.Context()).Auth == nil {
+				tenant, err := a.certTenant(r.TLS)
+				if err != nil {
+					http.Error(w, err.Error(), http.StatusUnauthorized)
+					return
+				}
+				r = r.WithContext(withTenant(r.Context(), tenant))
+			}
+			next.ServeHTTP(w, r)
+		}), nil
+	}, nil
+}
+
+func (a *authenticator) tokenTenant(sources map[string][]string) (string, error) {
+	token, ok := bearer(sources)
+	if !ok {
+		return "", errNoToken
+	}
+	sum := sha256.Sum256([]byte(token))
+	// Compare with every entry, without stopping at a match, so the time
+	// taken does not tell which token matched.
+	tenant := ""
+	for _, e := range a.tokens {
+		if subtle.ConstantTimeCompare(sum[:], e.hash) == 1 {
+			tenant = e.tenant
+		}
+	}
+	if tenant == "" {
+		return "", errBadToken
+	}
+	return tenant, nil
+}
+
+// certTenant returns the tenant of a verified client certificate: every
+// listed name it carries must belong to the same tenant.
+func (a *authenticator) certTenant(state *tls.ConnectionState) (string, error) {
+	if state == nil || len(state.VerifiedChains) == 0 || len(state.VerifiedChains[0]) == 0 {
+		return "", errNoCert
+	}
+	leaf := state.VerifiedChains[0][0]
+	names := append(append([]string{leaf.Subject.CommonName}, leaf.DNSNames...), leaf.EmailAddresses...)
+	for _, u := range leaf.URIs {
+		names = append(names, u.String())
+	}
+	tenant := ""
+	for _, n := range names {
+		t, ok := a.certs[n]
+		if !ok {
+			continue
+		}
+		if tenant != "" && t != tenant {
+			return "", errBadCert
+		}
+		tenant = t
+	}
+	if tenant == "" {
+		return "", errBadCert
+	}
+	return tenant, nil
+}
+
+func withTenant(ctx context.Context, tenant string) context.Context {
+	cl := client.FromContext(ctx)
+	cl.Auth = authData{tenant: tenant}
+	return client.NewContext(ctx, cl)
+}
+
+// authorization returns the Authorization values: HTTP gives the header
+// canonicalised, gRPC metadata in lower case.
+func authorization(sources map[string][]string) ([]string, bool) {
+	v := sources["Authorization"]
+	if len(v) == 0 {
+		v = sources["authorization"]
+	}
+	return v, len(v) > 0
+}
+
+// bearer returns the token of the Authorization header.
+func bearer(sources map[string][]string) (string, bool) {
+	v, _ := authorization(sources)
+	if len(v) != 1 {
+		return "", false
+	}
+	scheme, token, ok := strings.Cut(strings.TrimSpace(v[0]), " ")
+	token = strings.TrimSpace(token)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" || len(token) > maxTokenLen {
+		return "", false
+	}
+	return token, true
+}
+
+// authData is the identity of an authenticated sender.
+type authData struct{ tenant string }
+
+func (d authData) GetAttribute(name string) any {
+	if name == conventions.AuthTenantAttribute {
+		return d.tenant
+	}
+	return nil
+}
+
+func (authData) GetAttributeNames() []string { return []string{conventions.AuthTenantAttribute} }
+
+// readTokensFile reads "TENANT SHA256HEX" lines. Errors name the line, not
+// its content.
+func readTokensFile(path string) ([]Token, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("tenantauth: read tokens_file: %w", err)
+	}
+	var out []Token
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			return nil, fmt.Errorf("tenantauth: %s line %d: want \"TENANT SHA256HEX\"", path, n)
+		}
+		out = append(out, Token{Tenant: f[0], SHA256: f[1]})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("tenantauth: read tokens_file: %w", err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("tenantauth: %s lists no token", path)
+	}
+	return out, nil
+}

@@ -1,0 +1,45 @@
+package conventions
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
+
+// The tenant contract. The tenant processor stamps TenantAttribute on every
+// resource from the sender's authenticated identity; everything after it
+// (content references, ledger rows) reads the tenant through Tenant.
+const (
+	// TenantAttribute is the resource attribute naming a resource's tenant.
+	TenantAttribute = "tenant.id"
+	// TenantClaimedAttribute marks a resource whose sender wrote another
+	// tenant than its authenticated one; it holds the claimed value.
+	TenantClaimedAttribute = "docket.tenant.claimed"
+	// AuthTenantAttribute is the client.Info.Auth attribute through which
+	// Docket's ingest authenticator tells which tenant a sender belongs to.
+	AuthTenantAttribute = "tenant"
+	// DefaultTenant is the tenant of resources that name none.
+	DefaultTenant = "default"
+	// MaxTenantLen bounds a tenant name in bytes.
+	MaxTenantLen = 512
+)
+
+// ValidTenant reports whether s can name a tenant: 1 to MaxTenantLen bytes
+// of valid UTF-8 without control characters. It is the one rule every
+// component applies, so a resource never has two tenants.
+func ValidTenant(s string) bool {
+	return s != "" && len(s) <= MaxTenantLen && utf8.ValidString(s) &&
+		!strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
+}
+
+// Tenant returns the tenant a resource names in attr, or def when it names
+// none or an invalid one.
+func Tenant(attrs pcommon.Map, attr, def string) string {
+	if v, ok := attrs.Get(attr); ok {
+		if s := v.AsString(); ValidTenant(s) {
+			return s
+		}
+	}
+	return def
+}

@@ -1,0 +1,51 @@
+package tenantprocessor
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+
+	"github.com/docketlabs/docket/processors/tenantprocessor/internal/metadata"
+)
+
+func TestLoadConfig(t *testing.T) {
+	require.NoError(t, componenttest.CheckConfigStruct(NewFactory().CreateDefaultConfig()))
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	require.NoError(t, err)
+	def := createDefaultConfig()
+	for _, tt := range []struct {
+		name    string
+		want    *Config
+		wantErr string
+	}{
+		{name: "", want: def},
+		{name: "flag", want: &Config{AuthAttribute: "tenant", OnMismatch: MismatchFlag, DefaultTenant: "default"}},
+		{name: "oidc", want: &Config{AuthAttribute: "subject", OnMismatch: MismatchRefuse, DefaultTenant: "default",
+			Identities: map[string]string{"svc-billing@example.com": "acme", "svc-search@example.com": "globex"}}},
+		{name: "dev", want: &Config{AuthAttribute: "tenant", OnMismatch: MismatchRefuse, TrustSenderAttribute: true, DefaultTenant: "local"}},
+		{name: "bad_mismatch", wantErr: `on_mismatch: "ignore" is neither refuse nor flag`},
+		{name: "no_auth_attribute", wantErr: "auth_attribute must not be empty"},
+		{name: "bad_default", wantErr: "default_tenant: must be"},
+		{name: "bad_identity", wantErr: `identities["svc"]: tenant must be`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sub, err := cm.Sub(component.NewIDWithName(metadata.Type, tt.name).String())
+			require.NoError(t, err)
+			cfg := NewFactory().CreateDefaultConfig()
+			require.NoError(t, sub.Unmarshal(cfg))
+			err = confmap.Validate(cfg)
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, cfg)
+		})
+	}
+}

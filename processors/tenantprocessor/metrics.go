@@ -1,0 +1,53 @@
+package tenantprocessor
+
+import (
+	"context"
+	"fmt"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/docketlabs/docket/processors/tenantprocessor/internal/metadata"
+)
+
+// metricRecords counts records by signal, outcome and tenant. The tenant
+// label is only ever an authenticated tenant (from the authenticator's or
+// this processor's configuration), never a value a sender wrote.
+const metricRecords = "docket_tenant_records"
+
+type signal string
+
+const (
+	signalTraces signal = "traces"
+	signalLogs   signal = "logs"
+)
+
+// Outcomes of a record.
+const (
+	outcomeAuthenticated   = "authenticated"    // stamped with the sender's tenant
+	outcomeFlagged         = "flagged"          // named another tenant; stored under the sender's, marked
+	outcomeRefused         = "refused"          // in a request that named another tenant; nothing stored
+	outcomeUnauthenticated = "unauthenticated"  // no usable identity; refused
+	outcomeSenderAttribute = "sender_attribute" // trusted the sender's attribute (loopback dev)
+)
+
+type telemetry struct{ records metric.Int64Counter }
+
+func newTelemetry(set component.TelemetrySettings) (*telemetry, error) {
+	c, err := set.MeterProvider.Meter(metadata.ScopeName).Int64Counter(metricRecords,
+		metric.WithDescription("Spans and log records by where their tenant came from and what became of them."),
+		metric.WithUnit("{record}"))
+	if err != nil {
+		return nil, fmt.Errorf("tenant: create metrics: %w", err)
+	}
+	return &telemetry{records: c}, nil
+}
+
+func (t *telemetry) add(ctx context.Context, sig signal, outcome, tenant string, n int64) {
+	if n == 0 {
+		return
+	}
+	t.records.Add(ctx, n, metric.WithAttributeSet(attribute.NewSet(
+		attribute.String("signal", string(sig)), attribute.String("outcome", outcome), attribute.String("tenant", tenant))))
+}
