@@ -30,7 +30,6 @@ type contentRef struct {
 	budget *budget
 
 	store contentstore.Store
-	owned bool // opened here (no extension), so closed here
 
 	lastWarn atomic.Int64 // unix nanos of the last unexpected-error warning
 }
@@ -39,38 +38,24 @@ func newContentRef(cfg *Config, logger *zap.Logger, tel *telemetry) *contentRef 
 	return &contentRef{cfg: cfg, logger: logger, tel: tel, budget: newBudget(cfg.MaxInflightBytes)}
 }
 
-func (p *contentRef) start(ctx context.Context, host component.Host) error {
+// start finds the content store extension. There is no fallback store: one
+// opened here would be unknown to deletion, legal hold and the UI, with a
+// secret made up on the spot.
+func (p *contentRef) start(_ context.Context, host component.Host) error {
 	id := defaultStoreID
 	if p.cfg.Store != nil {
 		id = *p.cfg.Store
 	}
-	if ext, ok := host.GetExtensions()[id]; ok {
-		prov, ok := ext.(contentstore.Provider)
-		if !ok {
-			return fmt.Errorf("contentref: extension %s is not a content store", id)
-		}
-		if p.store = prov.ContentStore(); p.store == nil {
-			return fmt.Errorf("contentref: content store extension %s has not started", id)
-		}
-		return nil
+	ext, ok := host.GetExtensions()[id]
+	if !ok {
+		return fmt.Errorf("contentref: no content store: extension %s is not configured; add it to extensions and service.extensions (or name another with store)", id)
 	}
-	if p.cfg.Store != nil {
-		return fmt.Errorf("contentref: content store extension %s is not configured; add it to extensions and service.extensions", id)
+	prov, ok := ext.(contentstore.Provider)
+	if !ok {
+		return fmt.Errorf("contentref: extension %s is not a content store", id)
 	}
-	cfg := contentstore.NewDefaultConfig()
-	st, err := contentstore.Open(ctx, cfg, p.logger)
-	if err != nil {
-		return fmt.Errorf("contentref: open the embedded content store: %w", err)
-	}
-	p.logger.Info("no contentstore extension in service.extensions; content goes to the embedded directory store",
-		zap.String("directory", contentstore.DefaultDirectory), zap.String("secret_file", cfg.SecretPath()))
-	p.store, p.owned = st, true
-	return nil
-}
-
-func (p *contentRef) shutdown(context.Context) error {
-	if p.owned && p.store != nil {
-		return p.store.Close()
+	if p.store = prov.ContentStore(); p.store == nil {
+		return fmt.Errorf("contentref: content store extension %s has not started", id)
 	}
 	return nil
 }
