@@ -123,6 +123,7 @@ func (p *contentRef) resource(res pcommon.Resource) *resourceInfo {
 // it concurrently, then rewrites the telemetry in one sequential pass.
 type batch struct {
 	signal  signal
+	planted int64 // attributes removed by removePlanted
 	items   []*item
 	records []*record
 	cur     *record
@@ -199,11 +200,13 @@ func (p *contentRef) processTraces(ctx context.Context, td ptrace.Traces) (ptrac
 					res = p.resource(rs.Resource())
 				}
 				span := spans.At(k)
+				b.planted += removePlanted(span.Attributes())
 				b.begin(span.Attributes(), res)
 				b.collectAttrs(span.Attributes())
 				events := span.Events()
 				for e := 0; e < events.Len(); e++ {
 					ev := events.At(e)
+					b.planted += removePlanted(ev.Attributes())
 					b.collectAttrs(ev.Attributes())
 					if kind, ok := contentEvents[ev.Name()]; ok {
 						b.collectEvent(ev.Attributes(), kind)
@@ -229,6 +232,7 @@ func (p *contentRef) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, 
 					res = p.resource(rl.Resource())
 				}
 				lr := lrs.At(k)
+				b.planted += removePlanted(lr.Attributes())
 				b.begin(lr.Attributes(), res)
 				b.collectAttrs(lr.Attributes())
 				if kind, ok := contentEvents[eventName(lr)]; ok {
@@ -247,6 +251,7 @@ func (p *contentRef) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, 
 // run stores the batch's items (reading the telemetry concurrently, never
 // writing it), then moves the content out and the references in.
 func (p *contentRef) run(ctx context.Context, b *batch) {
+	p.tel.countPlanted(ctx, b.signal, b.planted)
 	if len(b.items) == 0 {
 		return
 	}
@@ -349,7 +354,7 @@ func (it *item) apply() {
 	switch it.src {
 	case srcAttrs:
 		name = contentkeys.Keys[it.key].Name
-		refKey = name + "_ref"
+		refKey = contentkeys.Keys[it.key].RefName()
 		it.attrs.RemoveIf(func(k string, _ pcommon.Value) bool { return contentkeys.Index(k) == it.key })
 	case srcEventAttrs:
 		name, refKey = "attributes", AttrAttributesRef
@@ -365,18 +370,12 @@ func (it *item) apply() {
 	}
 }
 
-// apply writes the record's summary status and content bytes, merged with
-// what an earlier pass (another collector tier) left, and returns the
-// summary.
+// apply writes the record's summary status and content bytes and returns
+// the summary. Whatever status the record arrived with was removed as
+// planted.
 func (r *record) apply() string {
-	sts := make([]string, 0, len(r.items)+1)
+	sts := make([]string, 0, len(r.items))
 	var total int64
-	if v, ok := r.attrs.Get(AttrStatus); ok && severity(v.Str()) >= 0 {
-		sts = append(sts, v.Str())
-		if b, ok := r.attrs.Get(AttrBytes); ok && b.Type() == pcommon.ValueTypeInt {
-			total = b.Int()
-		}
-	}
 	for _, it := range r.items {
 		sts = append(sts, it.status)
 		total += it.size
