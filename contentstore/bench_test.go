@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/docketlabs/docket/internal/s3test"
@@ -50,6 +51,33 @@ func BenchmarkPutDirectory(b *testing.B) {
 			}
 			defer st.Close()
 			benchmarkPut(b, st, message)
+		})
+	}
+}
+
+// BenchmarkPutDirectoryConcurrent: new 2 KiB objects written by several
+// goroutines at once into a durable (fsync) directory store, as the
+// contentref processor's writers and concurrent requests do.
+func BenchmarkPutDirectoryConcurrent(b *testing.B) {
+	for _, p := range []int{8, 64} {
+		b.Run(fmt.Sprintf("parallelism=%d", p), func(b *testing.B) {
+			st, err := Open(ctx, dirConfig(filepath.Join(b.TempDir(), "c"), defaultLimits), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			var seq atomic.Int64
+			b.SetParallelism(p) // p goroutines per CPU
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, err := st.Put(ctx, "bench", "input.messages", message(int(seq.Add(1)))); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(seq.Load())/b.Elapsed().Seconds(), "objects/s")
 		})
 	}
 }
