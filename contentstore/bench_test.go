@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/docketlabs/docket/internal/s3test"
@@ -52,6 +53,46 @@ func BenchmarkPutDirectory(b *testing.B) {
 			benchmarkPut(b, st, message)
 		})
 	}
+}
+
+// BenchmarkPutDirectoryConcurrent: new 2 KiB objects written by several
+// goroutines at once into a durable (fsync) directory store, as the
+// contentref processor's writers and concurrent requests do.
+func BenchmarkPutDirectoryConcurrent(b *testing.B) {
+	for _, p := range []int{8, 64} {
+		b.Run(fmt.Sprintf("parallelism=%d", p), func(b *testing.B) {
+			st, err := Open(ctx, dirConfig(filepath.Join(b.TempDir(), "c"), defaultLimits), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			var seq atomic.Int64
+			b.SetParallelism(p) // p goroutines per CPU
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, err := st.Put(ctx, "bench", "input.messages", message(int(seq.Add(1)))); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(seq.Load())/b.Elapsed().Seconds(), "objects/s")
+		})
+	}
+}
+
+// BenchmarkPutStoredVsNew: how long a Put takes for new content and for
+// content already stored, into a durable directory store. The two should
+// not differ (see writeTimes).
+func BenchmarkPutStoredVsNew(b *testing.B) {
+	st, err := Open(ctx, dirConfig(filepath.Join(b.TempDir(), "c"), defaultLimits), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	b.Run("new", func(b *testing.B) { benchmarkPut(b, st, message) })
+	b.Run("stored", func(b *testing.B) { benchmarkPut(b, st, func(i int) []byte { return message(i % 100) }) })
 }
 
 func BenchmarkPut10MB(b *testing.B) {

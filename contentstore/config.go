@@ -41,6 +41,12 @@ type Config struct {
 	// MaxTotalBytes is the quota of the store; past it content is not
 	// stored and the span says over_quota.
 	MaxTotalBytes int64 `mapstructure:"max_total_bytes"`
+	// MaxTenantBytes is each tenant's quota unless TenantQuotas names the
+	// tenant. Unset: half of MaxTotalBytes, so that no one tenant can fill
+	// the store for everyone.
+	MaxTenantBytes int64 `mapstructure:"max_tenant_bytes"`
+	// TenantQuotas sets the quota of named tenants.
+	TenantQuotas map[string]int64 `mapstructure:"tenant_quotas"`
 }
 
 // DirConfig is the local directory backend.
@@ -112,7 +118,27 @@ func (c *Config) Validate() error {
 	if c.MaxObjectBytes > c.MaxTotalBytes {
 		return errors.New("max_object_bytes must not exceed max_total_bytes")
 	}
+	if c.MaxTenantBytes < 0 || c.MaxTenantBytes > c.MaxTotalBytes {
+		return errors.New("max_tenant_bytes must be between 0 (half of max_total_bytes) and max_total_bytes")
+	}
+	for t, q := range c.TenantQuotas {
+		if err := ValidateTenant(t); err != nil {
+			return fmt.Errorf("tenant_quotas: %w", err)
+		}
+		if q <= 0 || q > c.MaxTotalBytes {
+			return fmt.Errorf("tenant_quotas[%q]: must be positive and at most max_total_bytes", t)
+		}
+	}
 	return nil
+}
+
+// limits are the configured limits, defaults applied.
+func (c Config) limits() Limits {
+	l := Limits{MaxObjectBytes: c.MaxObjectBytes, MaxTotalBytes: c.MaxTotalBytes, MaxTenantBytes: c.MaxTenantBytes, TenantQuotas: c.TenantQuotas}
+	if l.MaxTenantBytes == 0 {
+		l.MaxTenantBytes = l.MaxTotalBytes / 2
+	}
+	return l
 }
 
 func (c Config) dir() DirConfig {
@@ -155,7 +181,7 @@ func Open(_ context.Context, c Config, logger *zap.Logger) (Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	limits := Limits{MaxObjectBytes: c.MaxObjectBytes, MaxTotalBytes: c.MaxTotalBytes}
+	limits := c.limits()
 	if s := c.S3.Get(); s != nil {
 		if c.Secret == "" {
 			logger.Warn("content store secret is read from a local file; every collector writing to this bucket must use the same secret", zap.String("secret_file", c.SecretPath()))
@@ -200,7 +226,8 @@ func openSharedDir(d DirConfig, secret []byte, limits Limits, logger *zap.Logger
 	if err != nil {
 		return nil, fmt.Errorf("contentstore: directory %q: %w", d.Path, err)
 	}
-	fp := sha256.Sum256(fmt.Appendf(nil, "%x\x00%v\x00%d\x00%d", secret, d.Fsync, limits.MaxObjectBytes, limits.MaxTotalBytes))
+	fp := sha256.Sum256(fmt.Appendf(nil, "%x\x00%v\x00%d\x00%d\x00%d\x00%v", secret, d.Fsync, limits.MaxObjectBytes, limits.MaxTotalBytes,
+		limits.MaxTenantBytes, limits.TenantQuotas))
 	dirsMu.Lock()
 	defer dirsMu.Unlock()
 	sd := dirs[path]

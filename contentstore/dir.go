@@ -221,13 +221,11 @@ func (d *dirBackend) list(ctx context.Context, prefix string, fn func(key string
 	return nil
 }
 
-func (d *dirBackend) usage(ctx context.Context) (int64, error) {
-	var total int64
-	err := d.list(ctx, "", func(_ string, st objectStat) error {
-		total += st.size
+func (d *dirBackend) usage(ctx context.Context, fn func(key string, size int64)) error {
+	return d.list(ctx, "", func(key string, st objectStat) error {
+		fn(key, st.size)
 		return nil
 	})
-	return total, err
 }
 
 func (d *dirBackend) close() error { return nil }

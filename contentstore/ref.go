@@ -184,7 +184,7 @@ func unhex(c byte) int {
 var (
 	ErrNotFound             = errors.New("contentstore: object not found")
 	ErrTooLarge             = errors.New("contentstore: content larger than max_object_bytes")
-	ErrQuotaExceeded        = errors.New("contentstore: store quota max_total_bytes reached")
+	ErrQuotaExceeded        = errors.New("contentstore: quota reached (the tenant's or the store's max_total_bytes)")
 	ErrUnavailable          = errors.New("contentstore: store unavailable")
 	ErrLegalHold            = errors.New("contentstore: object is on legal hold")
 	ErrLegalHoldUnsupported = errors.New("contentstore: legal hold not supported by this store")

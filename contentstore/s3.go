@@ -335,15 +335,13 @@ func (s *s3Backend) list(ctx context.Context, prefix string, fn func(key string,
 	})
 }
 
-func (s *s3Backend) usage(ctx context.Context) (int64, error) {
-	var total int64
-	err := s.listAll(ctx, "", true, func(info minio.ObjectInfo) error {
+func (s *s3Backend) usage(ctx context.Context, fn func(key string, size int64)) error {
+	return s.listAll(ctx, "", true, func(info minio.ObjectInfo) error {
 		if !info.IsDeleteMarker {
-			total += info.Size
+			fn(info.Key[len(s.cfg.Prefix):], info.Size)
 		}
 		return nil
 	})
-	return total, err
 }
 
 func (s *s3Backend) listAll(ctx context.Context, prefix string, versions bool, fn func(minio.ObjectInfo) error) error {

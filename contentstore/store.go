@@ -91,13 +91,31 @@ type Limits struct {
 	MaxObjectBytes int64
 	// MaxTotalBytes is the quota of the whole store.
 	MaxTotalBytes int64
+	// MaxTenantBytes is the quota of each tenant not in TenantQuotas.
+	MaxTenantBytes int64
+	TenantQuotas   map[string]int64
+}
+
+// TenantQuota is a tenant's quota.
+func (l Limits) TenantQuota(tenant string) int64 {
+	if q, ok := l.TenantQuotas[tenant]; ok {
+		return q
+	}
+	return l.MaxTenantBytes
 }
 
 // Usage is what the store holds. Known is false until the store has been
 // reachable once (an S3 store counts its bucket when it first connects).
+//
+// UsedBytes moves only when new content is stored, so whoever sees it
+// change learns whether a message was already stored: it is for the
+// store's own accounting, never for a metric. AcceptedBytes is what may be
+// shown: the bytes of every Put that returned a reference since the store
+// was opened, content already stored counted like new.
 type Usage struct {
-	UsedBytes int64
-	Known     bool
+	UsedBytes     int64
+	AcceptedBytes int64
+	Known         bool
 }
 
 // maxReadBytes bounds a Get even if max_object_bytes was lowered after
@@ -118,8 +136,9 @@ type backend interface {
 	hold(ctx context.Context, key string) (bool, error)
 	// list calls fn for the current objects under a key prefix.
 	list(ctx context.Context, prefix string, fn func(key string, st objectStat) error) error
-	// usage is the total size of all object versions held.
-	usage(ctx context.Context) (int64, error)
+	// usage calls fn for every object version held with its key (which
+	// may not be one of ours) and size.
+	usage(ctx context.Context, fn func(key string, size int64)) error
 	close() error
 }
 
@@ -141,15 +160,19 @@ type store struct {
 	locks [256]sync.Mutex
 	seed  maphash.Seed
 
-	usageMu sync.Mutex // held while the initial usage is counted
-	mu      sync.Mutex
-	used    int64
-	known   bool
-	closed  bool
+	writes writeTimes
+
+	usageMu    sync.Mutex // held while the initial usage is counted
+	mu         sync.Mutex
+	used       int64
+	tenantUsed map[string]int64
+	accepted   int64
+	known      bool
+	closed     bool
 }
 
 func newStore(b backend, secret []byte, limits Limits, logger *zap.Logger) *store {
-	return &store{b: b, keyer: newKeyer(secret), limits: limits, logger: logger, seed: maphash.MakeSeed()}
+	return &store{b: b, keyer: newKeyer(secret), limits: limits, logger: logger, seed: maphash.MakeSeed(), tenantUsed: map[string]int64{}}
 }
 
 func (s *store) lock(key string) *sync.Mutex {
@@ -175,40 +198,85 @@ func (s *store) Put(ctx context.Context, tenant, kind string, content []byte) (P
 	if err := s.countUsage(ctx); err != nil {
 		return PutResult{}, err
 	}
-	key := ref.key()
-	l := s.lock(key)
-	l.Lock()
-	defer l.Unlock()
-	if _, err := s.b.stat(ctx, key); err == nil {
-		return res, nil
-	} else if !errors.Is(err, ErrNotFound) {
+	created, err := s.putLocked(ctx, tenant, ref.key(), canonical)
+	if err != nil {
 		return PutResult{}, err
 	}
-	if err := s.reserve(res.Size); err != nil {
-		return PutResult{}, err
+	s.accept(res.Size)
+	if !created {
+		// Finding an object is quicker than writing one: wait as long as a
+		// recent write took, so that the time to answer does not tell
+		// stored from new content either.
+		s.writes.wait(ctx)
 	}
-	if err := s.b.put(ctx, key, canonical); err != nil {
-		s.add(-res.Size)
-		return PutResult{}, err
-	}
-	res.Created = true
+	res.Created = created
 	return res, nil
 }
 
-// reserve counts size against the quota before it is written.
-func (s *store) reserve(size int64) error {
+// putLocked stores canonical content under key unless it is there, and
+// reports whether it wrote it.
+func (s *store) putLocked(ctx context.Context, tenant, key string, canonical []byte) (bool, error) {
+	size := int64(len(canonical))
+	l := s.lock(key)
+	l.Lock()
+	defer l.Unlock()
+	// The quota is asked before the store looks for the object: content
+	// already stored is refused exactly when new content would be, so the
+	// answer does not tell the two apart.
+	if !s.fits(tenant, size) {
+		return false, ErrQuotaExceeded
+	}
+	if _, err := s.b.stat(ctx, key); err == nil {
+		return false, nil
+	} else if !errors.Is(err, ErrNotFound) {
+		return false, err
+	}
+	if err := s.reserve(tenant, size); err != nil {
+		return false, err
+	}
+	start := time.Now()
+	if err := s.b.put(ctx, key, canonical); err != nil {
+		s.add(tenant, -size)
+		return false, err
+	}
+	s.writes.observe(time.Since(start))
+	return true, nil
+}
+
+func (s *store) fits(tenant string, size int64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.used+size > s.limits.MaxTotalBytes {
+	return s.fitsLocked(tenant, size)
+}
+
+func (s *store) fitsLocked(tenant string, size int64) bool {
+	return s.used+size <= s.limits.MaxTotalBytes && s.tenantUsed[tenant]+size <= s.limits.TenantQuota(tenant)
+}
+
+// reserve counts size against the quotas before it is written.
+func (s *store) reserve(tenant string, size int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.fitsLocked(tenant, size) {
 		return ErrQuotaExceeded
 	}
 	s.used += size
+	s.tenantUsed[tenant] += size
 	return nil
 }
 
-func (s *store) add(n int64) {
+func (s *store) add(tenant string, n int64) {
 	s.mu.Lock()
 	s.used += n
+	if s.tenantUsed[tenant] += n; s.tenantUsed[tenant] <= 0 {
+		delete(s.tenantUsed, tenant)
+	}
+	s.mu.Unlock()
+}
+
+func (s *store) accept(n int64) {
+	s.mu.Lock()
+	s.accepted += n
 	s.mu.Unlock()
 }
 
@@ -222,12 +290,23 @@ func (s *store) countUsage(ctx context.Context) error {
 	if known {
 		return nil
 	}
-	used, err := s.b.usage(ctx)
+	var used int64
+	tenants := map[string]int64{}
+	err := s.b.usage(ctx, func(key string, size int64) {
+		used += size
+		// Objects that are not ours count against the store, no tenant.
+		if ref, err := parseKey(key); err == nil {
+			tenants[ref.Tenant] += size
+		}
+	})
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
 	s.used += used
+	for t, n := range tenants {
+		s.tenantUsed[t] += n
+	}
 	s.known = true
 	s.mu.Unlock()
 	s.logger.Info("content store usage counted", zap.Int64("used_bytes", used), zap.Int64("max_total_bytes", s.limits.MaxTotalBytes))
@@ -269,7 +348,7 @@ func (s *store) Delete(ctx context.Context, ref Ref) error {
 	defer l.Unlock()
 	freed, err := s.b.remove(ctx, key)
 	if freed > 0 {
-		s.add(-freed)
+		s.add(ref.Tenant, -freed)
 	}
 	return err
 }
@@ -325,7 +404,7 @@ func (s *store) Limits() Limits { return s.limits }
 func (s *store) Usage() Usage {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return Usage{UsedBytes: s.used, Known: s.known}
+	return Usage{UsedBytes: s.used, AcceptedBytes: s.accepted, Known: s.known}
 }
 
 func (s *store) Close() error {

@@ -29,6 +29,7 @@ func dirConfig(path string, limits Limits) Config {
 	c.Directory = configoptional.Some(DirConfig{Path: path, Fsync: true})
 	c.Secret = testSecret
 	c.MaxObjectBytes, c.MaxTotalBytes = limits.MaxObjectBytes, limits.MaxTotalBytes
+	c.MaxTenantBytes, c.TenantQuotas = limits.MaxTenantBytes, limits.TenantQuotas
 	return c
 }
 
@@ -43,6 +44,7 @@ func s3Config(srv *s3test.Server, bucket string, limits Limits) Config {
 	c.S3 = configoptional.Some(s)
 	c.Secret = testSecret
 	c.MaxObjectBytes, c.MaxTotalBytes = limits.MaxObjectBytes, limits.MaxTotalBytes
+	c.MaxTenantBytes, c.TenantQuotas = limits.MaxTenantBytes, limits.TenantQuotas
 	return c
 }
 
@@ -162,7 +164,7 @@ func TestAddressIsKeyedAndTenantScoped(t *testing.T) {
 
 func TestLimitsAndQuota(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, open func(Limits) (Store, Config)) {
-		st, _ := open(Limits{MaxObjectBytes: 64, MaxTotalBytes: 100})
+		st, _ := open(Limits{MaxObjectBytes: 64, MaxTotalBytes: 100, MaxTenantBytes: 100})
 		if _, err := st.Put(ctx, "acme", "prompt", bytes.Repeat([]byte("x"), 65)); !errors.Is(err, ErrTooLarge) {
 			t.Fatalf("over max_object_bytes: %v", err)
 		}
@@ -173,8 +175,8 @@ func TestLimitsAndQuota(t *testing.T) {
 		if _, err := st.Put(ctx, "acme", "prompt", bytes.Repeat([]byte("b"), 60)); !errors.Is(err, ErrQuotaExceeded) {
 			t.Fatalf("over max_total_bytes: %v", err)
 		}
-		if _, err := st.Put(ctx, "acme", "prompt", bytes.Repeat([]byte("a"), 60)); err != nil {
-			t.Fatalf("content already stored costs no quota: %v", err)
+		if _, err := st.Put(ctx, "acme", "prompt", bytes.Repeat([]byte("a"), 60)); !errors.Is(err, ErrQuotaExceeded) {
+			t.Fatalf("content already stored is refused where new content would be: %v", err)
 		}
 		n := 0
 		_ = st.List(ctx, Selection{}, func(ObjectInfo) error { n++; return nil })
@@ -191,6 +193,63 @@ func TestLimitsAndQuota(t *testing.T) {
 			t.Fatalf("after delete the quota has room: %v", err)
 		}
 	})
+}
+
+// TestTenantQuotas: a tenant that fills its quota leaves the rest of the
+// store to the others; quotas are per tenant with a default, and survive a
+// restart (usage is recounted per tenant).
+func TestTenantQuotas(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, open func(Limits) (Store, Config)) {
+		st, c := open(Limits{MaxObjectBytes: 64, MaxTotalBytes: 1000, MaxTenantBytes: 100, TenantQuotas: map[string]int64{"big": 300}})
+		put := func(st Store, tenant string, i int) error {
+			_, err := st.Put(ctx, tenant, "prompt", fmt.Appendf(nil, "%060d", i))
+			return err
+		}
+		for i := range 5 {
+			if err := put(st, "noisy", i); (i == 0) != (err == nil) || (i > 0 && !errors.Is(err, ErrQuotaExceeded)) {
+				t.Fatalf("noisy put %d: %v", i, err)
+			}
+		}
+		for i := range 6 {
+			if err := put(st, "big", i); (i < 5) != (err == nil) {
+				t.Fatalf("big put %d (quota 300): %v", i, err)
+			}
+		}
+		if err := put(st, "quiet", 0); err != nil {
+			t.Fatalf("another tenant over its quota took this one's: %v", err)
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+		again := mustOpen(t, c)
+		if err := put(again, "noisy", 9); !errors.Is(err, ErrQuotaExceeded) {
+			t.Fatalf("after a restart the tenant's usage was forgotten: %v", err)
+		}
+		if err := put(again, "quiet", 9); !errors.Is(err, ErrQuotaExceeded) { // 60 of 100 used
+			t.Fatalf("after a restart the tenant's usage was forgotten: %v", err)
+		}
+		if err := put(again, "fresh", 9); err != nil {
+			t.Fatalf("a new tenant gets the default quota: %v", err)
+		}
+	})
+}
+
+// TestDefaultTenantQuota: unset, a tenant may fill half the store.
+func TestDefaultTenantQuota(t *testing.T) {
+	c := dirConfig(filepath.Join(t.TempDir(), "content"), Limits{MaxObjectBytes: 64, MaxTotalBytes: 200})
+	st := mustOpen(t, c)
+	if got := st.Limits().TenantQuota("anyone"); got != 100 {
+		t.Fatalf("default tenant quota %d, want half of 200", got)
+	}
+	for _, bad := range []Config{
+		func() Config { c := c; c.MaxTenantBytes = 201; return c }(),
+		func() Config { c := c; c.TenantQuotas = map[string]int64{"acme": 0}; return c }(),
+		func() Config { c := c; c.TenantQuotas = map[string]int64{"tab\tin": 10}; return c }(),
+	} {
+		if err := bad.Validate(); err == nil {
+			t.Errorf("accepted %+v", bad)
+		}
+	}
 }
 
 func TestDeleteAndLegalHold(t *testing.T) {

@@ -56,8 +56,8 @@ func TestS3Config(t *testing.T) {
 	if !s.CreateBucket || !s.ObjectLock || s.Timeout != 10*time.Second {
 		t.Fatalf("s3 defaults lost: %+v", s)
 	}
-	if cfg.MaxTotalBytes != 100<<30 {
-		t.Fatalf("quota %d", cfg.MaxTotalBytes)
+	if cfg.MaxTotalBytes != 100<<30 || cfg.MaxTenantBytes != 10<<30 || cfg.TenantQuotas["acme"] != 50<<30 {
+		t.Fatalf("quotas %d %d %v", cfg.MaxTotalBytes, cfg.MaxTenantBytes, cfg.TenantQuotas)
 	}
 }
 
@@ -73,7 +73,7 @@ func TestDirConfig(t *testing.T) {
 }
 
 func TestInvalidConfigs(t *testing.T) {
-	for _, name := range []string{"both", "short_secret", "unbounded", "s3_without_keys", "object_over_quota"} {
+	for _, name := range []string{"both", "short_secret", "unbounded", "s3_without_keys", "object_over_quota", "tenant_over_total", "bad_tenant_quota"} {
 		if err := confmap.Validate(loadConfig(t, name)); err == nil {
 			t.Errorf("%s: accepted, want an error", name)
 		}

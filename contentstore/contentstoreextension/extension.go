@@ -42,11 +42,13 @@ func (e *storeExtension) Start(ctx context.Context, _ component.Host) error {
 	return nil
 }
 
-// registerMetrics reports the store's fill level; the values carry no
-// labels at all.
+// registerMetrics reports what the store accepted and its quota; the values
+// carry no labels at all. The bytes the store holds are not reported: they
+// grow only for new content, so they would tell anyone who can read the
+// metrics whether a given message had been stored before.
 func registerMetrics(meter metric.Meter, st contentstore.Store) (metric.Registration, error) {
-	used, err := meter.Int64ObservableGauge("docket_contentstore_used_bytes",
-		metric.WithDescription("Bytes the content store holds, as this process counts them (absent until the store was reachable once)."),
+	accepted, err := meter.Int64ObservableCounter("docket_contentstore_accepted_bytes",
+		metric.WithDescription("Bytes of content the store accepted (canonical form), counted alike whether the content was new or already stored."),
 		metric.WithUnit("By"))
 	if err != nil {
 		return nil, fmt.Errorf("contentstore: create metrics: %w", err)
@@ -57,12 +59,10 @@ func registerMetrics(meter metric.Meter, st contentstore.Store) (metric.Registra
 		return nil, fmt.Errorf("contentstore: create metrics: %w", err)
 	}
 	reg, err := meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
-		if u := st.Usage(); u.Known {
-			o.ObserveInt64(used, u.UsedBytes)
-		}
+		o.ObserveInt64(accepted, st.Usage().AcceptedBytes)
 		o.ObserveInt64(quota, st.Limits().MaxTotalBytes)
 		return nil
-	}, used, quota)
+	}, accepted, quota)
 	if err != nil {
 		return nil, fmt.Errorf("contentstore: register metrics: %w", err)
 	}

@@ -46,22 +46,8 @@ func TestEmptyConfigRunsEmbeddedStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rm metricdata.ResourceMetrics
-	if err := reader.Collect(ctx, &rm); err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]int64{}
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			for _, dp := range m.Data.(metricdata.Gauge[int64]).DataPoints {
-				if dp.Attributes.Len() != 0 {
-					t.Errorf("%s has labels %v", m.Name, dp.Attributes)
-				}
-				got[m.Name] = dp.Value
-			}
-		}
-	}
-	if got["docket_contentstore_used_bytes"] != first.Size || got["docket_contentstore_max_total_bytes"] != contentstore.DefaultMaxTotalBytes {
+	got := collect(t, reader)
+	if got["docket_contentstore_accepted_bytes"] != first.Size || got["docket_contentstore_max_total_bytes"] != contentstore.DefaultMaxTotalBytes {
 		t.Fatalf("metrics %v", got)
 	}
 	if err := ext.Shutdown(ctx); err != nil {
@@ -80,6 +66,66 @@ func TestEmptyConfigRunsEmbeddedStore(t *testing.T) {
 	second, err := again.ContentStore().Put(ctx, "default", "input.messages", []byte(`[ {"role": "user"} ]`))
 	if err != nil || second.Ref != first.Ref || second.Created {
 		t.Fatalf("after restart the same content has another address: %+v %v (was %s)", second, err, first.Ref)
+	}
+}
+
+// collect reads the extension's metrics, which carry no labels.
+func collect(t *testing.T, reader sdkmetric.Reader) map[string]int64 {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(ctx, &rm); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			var dps []metricdata.DataPoint[int64]
+			switch d := m.Data.(type) {
+			case metricdata.Gauge[int64]:
+				dps = d.DataPoints
+			case metricdata.Sum[int64]:
+				dps = d.DataPoints
+			default:
+				t.Fatalf("%s: unexpected type %T", m.Name, m.Data)
+			}
+			for _, dp := range dps {
+				if dp.Attributes.Len() != 0 {
+					t.Errorf("%s has labels %v", m.Name, dp.Attributes)
+				}
+				got[m.Name] = dp.Value
+			}
+		}
+	}
+	return got
+}
+
+// TestMetricsDoNotTellStoredFromNew: whoever reads the metrics must not
+// learn whether a message was already stored. Storing a message again moves
+// every metric exactly as storing a new message of the same size does.
+func TestMetricsDoNotTellStoredFromNew(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	cfg := NewFactory().CreateDefaultConfig().(*Config)
+	cfg.Directory = configoptional.Some(contentstore.DirConfig{Path: filepath.Join(t.TempDir(), "content")})
+	cfg.Secret = "a-deployment-secret-of-at-least-32-bytes"
+	ext := start(t, cfg, reader)
+	defer ext.Shutdown(ctx)
+	st := ext.ContentStore()
+	put := func(msg string) map[string]int64 {
+		if _, err := st.Put(ctx, "acme", "input.messages", []byte(msg)); err != nil {
+			t.Fatal(err)
+		}
+		return collect(t, reader)
+	}
+	before := put("is my account 4711 closed?")
+	known := put("is my account 4711 closed?")
+	fresh := put("is my account 4712 closed?")
+	for name := range fresh {
+		if dKnown, dNew := known[name]-before[name], fresh[name]-known[name]; dKnown != dNew {
+			t.Errorf("%s moved by %d for a stored message and by %d for a new one", name, dKnown, dNew)
+		}
+	}
+	if len(fresh) != len(known) {
+		t.Errorf("metrics appeared or vanished: %v vs %v", known, fresh)
 	}
 }
 

@@ -105,3 +105,24 @@ func Index(attr string) int {
 	}
 	return -1
 }
+
+// RefSuffix makes a content key's name into the name of the reference left
+// in its place; every reference attribute ends with it.
+const RefSuffix = "_ref"
+
+// RefName is the attribute that references k's stored content.
+func (k Key) RefName() string { return k.Name + RefSuffix }
+
+var refNames = func() map[string]bool {
+	m := make(map[string]bool, len(Keys))
+	for _, k := range Keys {
+		m[k.RefName()] = true
+	}
+	return m
+}()
+
+// IsRefName reports whether attr is the reference attribute of a content
+// key (gen_ai.input.messages_ref, llm.tools_ref, …).
+func IsRefName(attr string) bool {
+	return strings.HasSuffix(attr, RefSuffix) && refNames[attr]
+}

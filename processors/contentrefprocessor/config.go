@@ -10,12 +10,11 @@ import (
 )
 
 // Config of the contentref processor. The empty config is valid: content of
-// every tenant and service is captured into the contentstore extension, or,
-// when no such extension is configured, into the embedded directory store
-// (./data/content, secret ./data/content.secret).
+// every tenant and service is captured into the contentstore extension,
+// which must be configured (the processor does not start without it).
 type Config struct {
 	// Store names the contentstore extension to write to. Unset: the
-	// extension "contentstore" if configured, else the embedded store.
+	// extension "contentstore".
 	Store *component.ID `mapstructure:"store"`
 	// TenantAttribute is the resource attribute naming the tenant.
 	TenantAttribute string `mapstructure:"tenant_attribute"`

@@ -33,7 +33,7 @@ func keptEventAttr(k string) bool {
 	case "event.name", "index", "finish_reason", "role", "id":
 		return true
 	}
-	return strings.HasPrefix(k, "gen_ai.") || strings.HasPrefix(k, "docket.")
+	return strings.HasPrefix(k, "gen_ai.") || strings.HasPrefix(k, ownNamespace)
 }
 
 // Attributes the processor writes.

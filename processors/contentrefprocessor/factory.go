@@ -52,7 +52,7 @@ func createTraces(ctx context.Context, set processor.Settings, cfg component.Con
 	}
 	return processorhelper.NewTraces(ctx, set, cfg, next, p.processTraces,
 		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}),
-		processorhelper.WithStart(p.start), processorhelper.WithShutdown(p.shutdown))
+		processorhelper.WithStart(p.start))
 }
 
 func createLogs(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Logs) (processor.Logs, error) {
@@ -62,5 +62,5 @@ func createLogs(ctx context.Context, set processor.Settings, cfg component.Confi
 	}
 	return processorhelper.NewLogs(ctx, set, cfg, next, p.processLogs,
 		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}),
-		processorhelper.WithStart(p.start), processorhelper.WithShutdown(p.shutdown))
+		processorhelper.WithStart(p.start))
 }

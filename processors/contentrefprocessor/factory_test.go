@@ -2,7 +2,6 @@ package contentrefprocessor
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -10,11 +9,9 @@ import (
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/extension/extensiontest"
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pipeline"
 	"go.opentelemetry.io/collector/processor/processortest"
 
-	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/processors/contentrefprocessor/internal/metadata"
 )
 
@@ -31,33 +28,34 @@ func TestFactory(t *testing.T) {
 	}
 }
 
-// contentref: {} with no extension stores into the embedded directory under
-// ./data, with a generated secret, and both signals share that store.
-func TestEmptyConfigWithoutExtension(t *testing.T) {
+// contentref: {} with no contentstore extension refuses to start rather
+// than write content to a store of its own that deletion and legal hold do
+// not know.
+func TestEmptyConfigWithoutExtensionRefusesToStart(t *testing.T) {
 	t.Chdir(t.TempDir())
-	hs := newHarness(t, defaultConfig(), componenttest.NewNopHost())
-	in, want := everyForm("")
-	out := hs.consumeTraces(t, in)
-	a := spansByName(out)["legacy"].Attributes()
-	if v, _ := a.Get(AttrStatus); v.Str() != StatusStored {
-		t.Fatalf("status %q", v.Str())
+	for _, create := range []func() (component.Component, error){
+		func() (component.Component, error) {
+			return NewFactory().CreateTraces(ctx, processortest.NewNopSettings(metadata.Type), defaultConfig(), consumertest.NewNop())
+		},
+		func() (component.Component, error) {
+			return NewFactory().CreateLogs(ctx, processortest.NewNopSettings(metadata.Type), defaultConfig(), consumertest.NewNop())
+		},
+	} {
+		p, err := create()
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = p.Start(ctx, componenttest.NewNopHost())
+		if err == nil {
+			p.Shutdown(ctx)
+			t.Fatal("started without a content store")
+		}
+		if !strings.Contains(err.Error(), "no content store") || !strings.Contains(err.Error(), "contentstore") {
+			t.Fatalf("error does not say what is missing: %v", err)
+		}
 	}
-	if _, err := os.Stat(filepath.Join("data", "content.secret")); err != nil {
-		t.Fatalf("secret not generated: %v", err)
-	}
-	// Read back through a store opened on the same default directory.
-	st, err := contentstore.Open(ctx, contentstore.NewDefaultConfig(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if got := fetch(t, st, refs(a)); !strings.Contains(got, want["legacy"][0]) {
-		t.Fatal("content not in the embedded store")
-	}
-	ld := logWith("gen_ai.user.message", func(v pcommon.Value) { v.SetStr(canary(1)) }, nil)
-	lr := hs.consumeLogs(t, ld).ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0)
-	if got := fetch(t, st, refs(lr.Attributes())); got != canary(1) {
-		t.Fatalf("log content: %q", got)
+	if entries, _ := os.ReadDir("."); len(entries) != 0 {
+		t.Fatalf("a refused start left files behind: %v", entries)
 	}
 }
 

@@ -12,12 +12,14 @@ import (
 	"github.com/docketlabs/docket/processors/contentrefprocessor/internal/metadata"
 )
 
-// Metric names. Labels are signal and status, both from fixed sets: no
-// tenant, key, reference or content ever becomes a label.
+// Metric names. Labels are signal and (except metricPlanted) status, both
+// from fixed sets: no tenant, key, reference or content ever becomes a
+// label.
 const (
 	metricItems   = "docket_contentref_items"
 	metricBytes   = "docket_contentref_bytes"
 	metricRecords = "docket_contentref_records"
+	metricPlanted = "docket_contentref_planted_attributes"
 )
 
 type signal int
@@ -31,8 +33,9 @@ const (
 var signalNames = [signalCount]string{signalTraces: "traces", signalLogs: "logs"}
 
 type telemetry struct {
-	items, bytes, records metric.Int64Counter
-	attrs                 [signalCount][]metric.AddOption // [signal][severity(status)]
+	items, bytes, records, planted metric.Int64Counter
+	attrs                          [signalCount][]metric.AddOption // [signal][severity(status)]
+	signalAttrs                    [signalCount]metric.AddOption
 }
 
 func newTelemetry(set component.TelemetrySettings) (*telemetry, error) {
@@ -51,10 +54,15 @@ func newTelemetry(set component.TelemetrySettings) (*telemetry, error) {
 		metric.WithDescription("Spans and log records that carried content, by summary status."),
 		metric.WithUnit("{record}"))
 	errs = errors.Join(errs, err)
+	t.planted, err = meter.Int64Counter(metricPlanted,
+		metric.WithDescription("Attributes that arrived in Docket's namespace or as content references, which only the collector may write, and were removed."),
+		metric.WithUnit("{attribute}"))
+	errs = errors.Join(errs, err)
 	if errs != nil {
 		return nil, fmt.Errorf("contentref: create metrics: %w", errs)
 	}
 	for s, name := range signalNames {
+		t.signalAttrs[s] = metric.WithAttributeSet(attribute.NewSet(attribute.String("signal", name)))
 		for _, st := range statuses {
 			t.attrs[s] = append(t.attrs[s], metric.WithAttributeSet(attribute.NewSet(
 				attribute.String("signal", name), attribute.String("status", st))))
@@ -95,5 +103,11 @@ func (t *telemetry) flush(ctx context.Context, s signal, n *tally) {
 		if n.records[i] > 0 {
 			t.records.Add(ctx, n.records[i], attrs)
 		}
+	}
+}
+
+func (t *telemetry) countPlanted(ctx context.Context, s signal, n int64) {
+	if n > 0 {
+		t.planted.Add(ctx, n, t.signalAttrs[s])
 	}
 }

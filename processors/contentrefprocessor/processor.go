@@ -29,7 +29,6 @@ type contentRef struct {
 	budget *budget
 
 	store contentstore.Store
-	owned bool // opened here (no extension), so closed here
 
 	lastWarn atomic.Int64 // unix nanos of the last unexpected-error warning
 }
@@ -38,38 +37,24 @@ func newContentRef(cfg *Config, logger *zap.Logger, tel *telemetry) *contentRef 
 	return &contentRef{cfg: cfg, logger: logger, tel: tel, budget: newBudget(cfg.MaxInflightBytes)}
 }
 
-func (p *contentRef) start(ctx context.Context, host component.Host) error {
+// start finds the content store extension. There is no fallback store: one
+// opened here would be unknown to deletion, legal hold and the UI, with a
+// secret made up on the spot.
+func (p *contentRef) start(_ context.Context, host component.Host) error {
 	id := defaultStoreID
 	if p.cfg.Store != nil {
 		id = *p.cfg.Store
 	}
-	if ext, ok := host.GetExtensions()[id]; ok {
-		prov, ok := ext.(contentstore.Provider)
-		if !ok {
-			return fmt.Errorf("contentref: extension %s is not a content store", id)
-		}
-		if p.store = prov.ContentStore(); p.store == nil {
-			return fmt.Errorf("contentref: content store extension %s has not started", id)
-		}
-		return nil
+	ext, ok := host.GetExtensions()[id]
+	if !ok {
+		return fmt.Errorf("contentref: no content store: extension %s is not configured; add it to extensions and service.extensions (or name another with store)", id)
 	}
-	if p.cfg.Store != nil {
-		return fmt.Errorf("contentref: content store extension %s is not configured; add it to extensions and service.extensions", id)
+	prov, ok := ext.(contentstore.Provider)
+	if !ok {
+		return fmt.Errorf("contentref: extension %s is not a content store", id)
 	}
-	cfg := contentstore.NewDefaultConfig()
-	st, err := contentstore.Open(ctx, cfg, p.logger)
-	if err != nil {
-		return fmt.Errorf("contentref: open the embedded content store: %w", err)
-	}
-	p.logger.Info("no contentstore extension in service.extensions; content goes to the embedded directory store",
-		zap.String("directory", contentstore.DefaultDirectory), zap.String("secret_file", cfg.SecretPath()))
-	p.store, p.owned = st, true
-	return nil
-}
-
-func (p *contentRef) shutdown(context.Context) error {
-	if p.owned && p.store != nil {
-		return p.store.Close()
+	if p.store = prov.ContentStore(); p.store == nil {
+		return fmt.Errorf("contentref: content store extension %s has not started", id)
 	}
 	return nil
 }
@@ -132,6 +117,7 @@ func (p *contentRef) resource(res pcommon.Resource) *resourceInfo {
 // it concurrently, then rewrites the telemetry in one sequential pass.
 type batch struct {
 	signal  signal
+	planted int64 // attributes removed by removePlanted
 	items   []*item
 	records []*record
 	cur     *record
@@ -208,11 +194,13 @@ func (p *contentRef) processTraces(ctx context.Context, td ptrace.Traces) (ptrac
 					res = p.resource(rs.Resource())
 				}
 				span := spans.At(k)
+				b.planted += removePlanted(span.Attributes())
 				b.begin(span.Attributes(), res)
 				b.collectAttrs(span.Attributes())
 				events := span.Events()
 				for e := 0; e < events.Len(); e++ {
 					ev := events.At(e)
+					b.planted += removePlanted(ev.Attributes())
 					b.collectAttrs(ev.Attributes())
 					if kind, ok := contentEvents[ev.Name()]; ok {
 						b.collectEvent(ev.Attributes(), kind)
@@ -238,6 +226,7 @@ func (p *contentRef) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, 
 					res = p.resource(rl.Resource())
 				}
 				lr := lrs.At(k)
+				b.planted += removePlanted(lr.Attributes())
 				b.begin(lr.Attributes(), res)
 				b.collectAttrs(lr.Attributes())
 				if kind, ok := contentEvents[eventName(lr)]; ok {
@@ -256,6 +245,7 @@ func (p *contentRef) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, 
 // run stores the batch's items (reading the telemetry concurrently, never
 // writing it), then moves the content out and the references in.
 func (p *contentRef) run(ctx context.Context, b *batch) {
+	p.tel.countPlanted(ctx, b.signal, b.planted)
 	if len(b.items) == 0 {
 		return
 	}
@@ -358,7 +348,7 @@ func (it *item) apply() {
 	switch it.src {
 	case srcAttrs:
 		name = contentkeys.Keys[it.key].Name
-		refKey = name + "_ref"
+		refKey = contentkeys.Keys[it.key].RefName()
 		it.attrs.RemoveIf(func(k string, _ pcommon.Value) bool { return contentkeys.Index(k) == it.key })
 	case srcEventAttrs:
 		name, refKey = "attributes", AttrAttributesRef
@@ -374,18 +364,12 @@ func (it *item) apply() {
 	}
 }
 
-// apply writes the record's summary status and content bytes, merged with
-// what an earlier pass (another collector tier) left, and returns the
-// summary.
+// apply writes the record's summary status and content bytes and returns
+// the summary. Whatever status the record arrived with was removed as
+// planted.
 func (r *record) apply() string {
-	sts := make([]string, 0, len(r.items)+1)
+	sts := make([]string, 0, len(r.items))
 	var total int64
-	if v, ok := r.attrs.Get(AttrStatus); ok && severity(v.Str()) >= 0 {
-		sts = append(sts, v.Str())
-		if b, ok := r.attrs.Get(AttrBytes); ok && b.Type() == pcommon.ValueTypeInt {
-			total = b.Int()
-		}
-	}
 	for _, it := range r.items {
 		sts = append(sts, it.status)
 		total += it.size

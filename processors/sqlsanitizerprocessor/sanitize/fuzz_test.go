@@ -97,12 +97,31 @@ var literalForms = []func(d Dialect, opts Options, p string) string{
 	},
 	// block comment (content must be stripped too)
 	func(_ Dialect, _ Options, p string) string {
-		p = strings.NewReplacer("*/", "*_/", "/*", "/_*").Replace(p)
+		// Without '*' the payload can neither close the comment nor
+		// open a nested one (replacing "*/" alone could make a new one
+		// out of "/*/").
+		p = strings.ReplaceAll(p, "*", "+")
 		return "/*" + p + "*/"
 	},
 	// line comment
 	func(_ Dialect, _ Options, p string) string {
 		return "--  " + strings.NewReplacer("\n", " ", "\r", " ").Replace(p) + "\n"
+	},
+	// rows after the statement: they run to the end of the query, so the
+	// form starts a statement of its own
+	func(_ Dialect, _ Options, p string) string {
+		return "; INSERT INTO t FORMAT JSONEachRow " + p
+	},
+	func(_ Dialect, _ Options, p string) string {
+		return "; INSERT INTO t (a) FORMAT CSV\n" + p
+	},
+	func(_ Dialect, _ Options, p string) string {
+		return "; LOAD DATA INFILE * INTO TABLE t BEGINDATA\n" + p
+	},
+	// COPY text rows up to the end marker (a backslash in a row is
+	// escaped, so no row is the marker)
+	func(_ Dialect, _ Options, p string) string {
+		return "; COPY t (a) FROM STDIN;\n" + strings.ReplaceAll(p, `\`, `\\`) + "\n\\.\n"
 	},
 }
 
@@ -197,6 +216,9 @@ func FuzzPayloads(f *testing.F) {
 	f.Add([]byte{1, 2, 0x80}, "a b\tc", uint8(7), uint8(0))
 	f.Add([]byte{0, 1, 2}, "{\"x\": 1}", uint8(8), uint8(0))
 	f.Add([]byte{0x80, 0}, "\x00\xff", uint8(4), uint8(2))
+	f.Add([]byte{0, 0x8a, 1}, `{"name":"jane"}`, uint8(ClickHouse), uint8(0))
+	f.Add([]byte{0x8b, 0, 0x8c}, "jane\tdoe\n\\.", uint8(Generic), uint8(9))
+	f.Add([]byte{0x8d, 0, 0x8a}, "jane\tdoe\n\\.\nSELECT", uint8(PostgreSQL), uint8(1))
 	f.Fuzz(func(t *testing.T, shape []byte, payload string, dialect uint8, flags uint8) {
 		if len(shape) > 64 || len(payload) > 256 {
 			return
@@ -238,6 +260,10 @@ func FuzzPayloads(f *testing.F) {
 func FuzzSanitize(f *testing.F) {
 	for _, c := range commonSQLCases {
 		f.Add(c.in, uint8(0), uint8(0))
+	}
+	for _, c := range inlineRowsCases {
+		f.Add(c.in, uint8(ClickHouse), uint8(9))
+		f.Add(c.in, uint8(PostgreSQL), uint8(0))
 	}
 	f.Add("SELECT $a$ x $a$, q'[y]', E'\\'', [z]]], `w`` `", uint8(0), uint8(1))
 	f.Add("INSERT INTO t VALUES (1,'a'),(2,'b') /*k='v'*/", uint8(2), uint8(3))

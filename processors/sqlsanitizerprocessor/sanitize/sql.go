@@ -107,6 +107,7 @@ type sqlLexer struct {
 	stmtStart          bool
 	identified         bool // saw IDENTIFIED in this statement
 	maskNext           bool // the next token is a credential
+	inline             inlineKind
 
 	ascii asciiState // whether the view is all ASCII, computed when first needed
 	list  listState
@@ -122,7 +123,7 @@ func sanitizeSQL(query, view string, r rules, opts Options) Result {
 	if l.sumOn {
 		l.sum = new(summarizer)
 	}
-	l.run()
+	l.run(0)
 	var res Result
 	res.Text, res.Partial = l.w.finish(view, l.partial)
 	if l.sumOn {
@@ -131,10 +132,10 @@ func sanitizeSQL(query, view string, r rules, opts Options) Result {
 	return res
 }
 
-func (l *sqlLexer) run() {
+// run lexes l.s from i to its end.
+func (l *sqlLexer) run(i int) {
 	s := l.s
 	n := len(s)
-	i := 0
 	for i < n {
 		c := s[i]
 		cl := class[c]
@@ -363,11 +364,15 @@ func (l *sqlLexer) word(start int) int {
 		l.literal(start, i)
 		return i
 	}
+	rows := (l.stmtStart || l.inline != inlNone) && l.inlineWord(w)
 	if n := len(w); (n == 4 || n == 5) && isNullOrBool(w) {
 		// In IS [NOT] NULL, NOT NULL and IS TRUE the word is syntax;
 		// everywhere else it is a value and is replaced like any literal.
 		if !l.afterWord("IS") && !l.afterWord("NOT") {
 			l.literal(start, i)
+			if rows { // FORMAT Null
+				return l.rows(i)
+			}
 			return i
 		}
 	}
@@ -407,6 +412,9 @@ func (l *sqlLexer) word(start int) int {
 	}
 	l.prev, l.wordStart, l.wordEnd = pkWord, start, i
 	l.stmtStart = false
+	if rows {
+		return l.rows(i)
+	}
 	return i
 }
 
