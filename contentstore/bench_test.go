@@ -82,19 +82,6 @@ func BenchmarkPutDirectoryConcurrent(b *testing.B) {
 	}
 }
 
-// BenchmarkPutStoredVsNew: how long a Put takes for new content and for
-// content already stored, into a durable directory store. The two should
-// not differ (see writeTimes).
-func BenchmarkPutStoredVsNew(b *testing.B) {
-	st, err := Open(ctx, dirConfig(filepath.Join(b.TempDir(), "c"), defaultLimits), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	b.Run("new", func(b *testing.B) { benchmarkPut(b, st, message) })
-	b.Run("stored", func(b *testing.B) { benchmarkPut(b, st, func(i int) []byte { return message(i % 100) }) })
-}
-
 func BenchmarkPut10MB(b *testing.B) {
 	big := []byte(`[{"role":"user","parts":[{"type":"text","content":"` + strings.Repeat("lorem ipsum ", 10<<20/12) + `"}]}]`)
 	c := dirConfig(filepath.Join(b.TempDir(), "c"), defaultLimits)

@@ -160,8 +160,6 @@ type store struct {
 	locks [256]sync.Mutex
 	seed  maphash.Seed
 
-	writes writeTimes
-
 	usageMu    sync.Mutex // held while the initial usage is counted
 	mu         sync.Mutex
 	used       int64
@@ -198,49 +196,32 @@ func (s *store) Put(ctx context.Context, tenant, kind string, content []byte) (P
 	if err := s.countUsage(ctx); err != nil {
 		return PutResult{}, err
 	}
-	created, err := s.putLocked(ctx, tenant, ref.key(), canonical)
-	if err != nil {
-		return PutResult{}, err
-	}
-	s.accept(res.Size)
-	if !created {
-		// Finding an object is quicker than writing one: wait as long as a
-		// recent write took, so that the time to answer does not tell
-		// stored from new content either.
-		s.writes.wait(ctx)
-	}
-	res.Created = created
-	return res, nil
-}
-
-// putLocked stores canonical content under key unless it is there, and
-// reports whether it wrote it.
-func (s *store) putLocked(ctx context.Context, tenant, key string, canonical []byte) (bool, error) {
-	size := int64(len(canonical))
+	key := ref.key()
 	l := s.lock(key)
 	l.Lock()
 	defer l.Unlock()
 	// The quota is asked before the store looks for the object: content
 	// already stored is refused exactly when new content would be, so the
 	// answer does not tell the two apart.
-	if !s.fits(tenant, size) {
-		return false, ErrQuotaExceeded
+	if !s.fits(tenant, res.Size) {
+		return PutResult{}, ErrQuotaExceeded
 	}
 	if _, err := s.b.stat(ctx, key); err == nil {
-		return false, nil
+		s.accept(res.Size)
+		return res, nil
 	} else if !errors.Is(err, ErrNotFound) {
-		return false, err
+		return PutResult{}, err
 	}
-	if err := s.reserve(tenant, size); err != nil {
-		return false, err
+	if err := s.reserve(tenant, res.Size); err != nil {
+		return PutResult{}, err
 	}
-	start := time.Now()
 	if err := s.b.put(ctx, key, canonical); err != nil {
-		s.add(tenant, -size)
-		return false, err
+		s.add(tenant, -res.Size)
+		return PutResult{}, err
 	}
-	s.writes.observe(time.Since(start))
-	return true, nil
+	s.accept(res.Size)
+	res.Created = true
+	return res, nil
 }
 
 func (s *store) fits(tenant string, size int64) bool {
