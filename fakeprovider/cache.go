@@ -78,3 +78,37 @@ func (c *promptCache) cachedTokens(snapshot string, msgs []Message) int {
 	}
 	return cached
 }
+
+// explicit answers a prompt whose prefix the client marked for caching (the
+// Messages API's cache_control): the first request writes the prefix to the
+// cache, later ones read it. Prefixes shorter than MinTokens are not cached.
+func (c *promptCache) explicit(snapshot string, prefix []Message) (read, write int) {
+	if c.cfg.Disabled {
+		return 0, 0
+	}
+	h := sha256.New()
+	writeField(h, "explicit") // apart from the automatic cache's prefixes
+	writeField(h, snapshot)
+	tokens := 0
+	for _, m := range prefix {
+		writeField(h, m.Role)
+		writeField(h, m.Name)
+		writeField(h, m.Text)
+		tokens += messageTokens(m)
+	}
+	if tokens < c.cfg.MinTokens {
+		return 0, 0
+	}
+	var key [sha256.Size]byte
+	h.Sum(key[:0])
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.seen[key]; ok {
+		return tokens, 0
+	}
+	if len(c.seen) >= maxCachedPrefixes {
+		clear(c.seen)
+	}
+	c.seen[key] = struct{}{}
+	return 0, tokens
+}
