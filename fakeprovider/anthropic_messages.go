@@ -89,7 +89,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		comp.choices[0].toolCalls[j].ID = "toolu_01" + randomString(22, base62)
 	}
 	msg := newAnthropicMessage(comp)
-	s.record("messages", req.Stream, received, comp, *msg.StopReason)
+	s.record("messages", req.Stream, received, comp, c.msgs, *msg.StopReason)
 	if req.Stream {
 		writeMessageStream(w, msg)
 		return

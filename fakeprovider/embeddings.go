@@ -122,7 +122,11 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 		resp.Usage = &embedUsage{PromptTokens: tokens, TotalTokens: tokens}
 		comp.usage = &tokenUsage{prompt: tokens}
 	}
-	s.record("embeddings", false, start, comp, "")
+	prompt := make([]Message, len(req.Input))
+	for i, text := range req.Input {
+		prompt[i] = Message{Role: "user", Text: text}
+	}
+	s.record("embeddings", false, start, comp, prompt, "")
 	w.Header().Set("openai-processing-ms", strconv.FormatInt(time.Since(start).Milliseconds(), 10))
 	writeJSON(w, http.StatusOK, resp)
 }

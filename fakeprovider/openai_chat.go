@@ -130,11 +130,11 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		if !includeUsage {
 			comp.usage = nil // not sent, so not part of the answer
 		}
-		s.record("chat.completions", true, start, comp, comp.choices[0].finishReason)
+		s.record("chat.completions", true, start, comp, c.msgs, comp.choices[0].finishReason)
 		writeStream(w, comp, includeUsage)
 		return
 	}
-	s.record("chat.completions", false, start, comp, comp.choices[0].finishReason)
+	s.record("chat.completions", false, start, comp, c.msgs, comp.choices[0].finishReason)
 	writeJSON(w, http.StatusOK, comp.response())
 }
 

@@ -83,7 +83,7 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 		comp.choices[0].toolCalls[j].ID = "call_" + randomString(24, base62)
 	}
 	resp := newResponse(comp, req, c.model)
-	s.record("responses", req.Stream, start, comp, resp.Status)
+	s.record("responses", req.Stream, start, comp, c.msgs, resp.Status)
 	w.Header().Set("openai-processing-ms", strconv.FormatInt(time.Since(start).Milliseconds(), 10))
 	if req.Stream {
 		writeResponseStream(w, resp)

@@ -15,6 +15,7 @@ type Answer struct {
 	// Responses status, Messages stop_reason; empty for embeddings.
 	FinishReason string
 	Usage        *AnswerUsage // nil when the response carried no usage
+	Prompt       []Message    // the input as the server read it (embeddings: one user message per input)
 	Text         string       // the first choice's text
 	ToolCalls    []ToolCall
 	Received     time.Time
@@ -29,12 +30,12 @@ type AnswerUsage struct {
 }
 
 // record hands an answer to Config.Record, if set.
-func (s *Server) record(api string, stream bool, received time.Time, c *completion, finish string) {
+func (s *Server) record(api string, stream bool, received time.Time, c *completion, prompt []Message, finish string) {
 	if s.recordFn == nil {
 		return
 	}
 	a := Answer{API: api, Model: c.snapshot, RequestedModel: c.requested, ResponseID: c.id, Stream: stream,
-		FinishReason: finish, Received: received}
+		FinishReason: finish, Prompt: prompt, Received: received}
 	if len(c.choices) > 0 {
 		a.Text, a.ToolCalls = c.choices[0].text, c.choices[0].toolCalls
 	}

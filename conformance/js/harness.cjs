@@ -11,7 +11,6 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const crypto = require('node:crypto');
 const api = require('@opentelemetry/api');
 const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks');
 const { TracerProvider, BatchSpanProcessor, SimpleSpanProcessor, InMemorySpanExporter } = require('@opentelemetry/sdk-trace');
@@ -84,7 +83,10 @@ async function main() {
   for (const [name, run] of Object.entries(calls)) {
     // Each call runs under an application span of its own trace, as in an
     // app that serves a request; the driver finds a call's rows by trace.
-    const canary = `Canary-${scenarioName}-${name}-${crypto.randomBytes(6).toString('hex')}`;
+    // The same canary every run keeps prompts, answers and token counts
+    // identical from run to run (the ledger is new each run); the closing
+    // mark keeps one call's canary from being a prefix of another's.
+    const canary = `Canary-${scenarioName}-${name}-Z`;
     const prompt = `Customer ${canary} asks about invoice INV-2041 and the refund policy.`;
     const line = { call: name, canary };
     await tracer.startActiveSpan(`app ${name}`, { root: true }, async (span) => {

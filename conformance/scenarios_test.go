@@ -1,0 +1,19 @@
+package conformance
+
+// scenario is one library setup the suite runs: a file in js/scenarios.
+type scenario struct {
+	Name     string   // the file in js/scenarios, without .cjs
+	Library  string   // as the matrix names it
+	Packages []string // the npm packages whose versions the matrix shows
+}
+
+var scenarios = []scenario{
+	{"otel-openai", "OpenTelemetry `instrumentation-openai`", []string{"@opentelemetry/instrumentation-openai", "openai"}},
+	{"vercel-otel", "Vercel AI SDK 7, `@ai-sdk/otel` OpenTelemetry (GenAI spans)", []string{"ai", "@ai-sdk/otel", "@ai-sdk/openai"}},
+	{"vercel-legacy", "Vercel AI SDK 7, `@ai-sdk/otel` LegacyOpenTelemetry (`ai.*` spans)", []string{"ai", "@ai-sdk/otel", "@ai-sdk/openai"}},
+	{"openllmetry-openai", "OpenLLMetry `instrumentation-openai`", []string{"@traceloop/instrumentation-openai", "openai"}},
+	{"openllmetry-anthropic", "OpenLLMetry `instrumentation-anthropic` + Anthropic SDK tracing", []string{"@traceloop/instrumentation-anthropic", "@anthropic-ai/sdk"}},
+	{"openllmetry-langchain", "OpenLLMetry `instrumentation-langchain`", []string{"@traceloop/instrumentation-langchain", "@langchain/openai", "@langchain/core"}},
+	{"openinference-openai", "OpenInference `instrumentation-openai`", []string{"@arizeai/openinference-instrumentation-openai", "openai"}},
+	{"anthropic-sdk", "Anthropic SDK built-in tracing", []string{"@anthropic-ai/sdk"}},
+}
