@@ -1,7 +1,8 @@
 # Two commands on a fresh machine: `make run` and `make test`. Both install
 # what they need: Go modules, libchdb from its npm package, and (for the
-# tests) versitygw, a real S3 server, built from the Go module proxy, and
-# Debian's Chromium for the UI's browser tests.
+# tests) versitygw, a real S3 server, built from the Go module proxy,
+# Debian's Chromium for the UI's browser tests, and Node.js with the
+# instrumentation libraries of the conformance suite, from npm.
 
 GO          ?= go
 CHDB_DIR    := $(CURDIR)/.cache/chdb
@@ -9,7 +10,10 @@ export CHDB_LIB_PATH := $(CHDB_DIR)/libchdb.so
 DATA        ?= data
 TEST_TIMEOUT ?= 25m
 
-.PHONY: all deps build run browser test demo bench clean
+NODE_DIR    := $(CURDIR)/.cache/node
+CONFORMANCE_JS := conformance/js
+
+.PHONY: all deps build run browser node test demo bench clean
 
 all: build
 
@@ -31,7 +35,12 @@ bin/versitygw: scripts/install-versitygw.sh
 browser:
 	scripts/install-chromium.sh
 
-test: deps bin/versitygw browser
+# Node.js and the pinned npm packages the conformance suite runs (the
+# script does nothing when both are in place).
+node:
+	scripts/install-node.sh $(NODE_DIR) $(CONFORMANCE_JS)
+
+test: deps bin/versitygw browser node
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 

@@ -83,6 +83,14 @@ func TestConformance(t *testing.T) {
 			t.Logf("%s/%s: %s", s.Name, c.Call, summarize(c))
 		}
 	}
+	// The leak checks mean something only if the telemetry got through.
+	for _, run := range runs {
+		for _, l := range run.calls {
+			if l.TraceID == "" || !strings.Contains(sinkText, l.TraceID) {
+				t.Errorf("%s/%s: nothing of trace %q reached the sink behind the collector", run.sc.Name, l.Call, l.TraceID)
+			}
+		}
+	}
 
 	known, err := loadKnownDefects(knownFile)
 	if err != nil {
