@@ -53,6 +53,7 @@ func renderMatrix(r *Results) string {
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString("\n" + renderSummary(r))
 	b.WriteString("\nCalls per library: " + callList(r) + ". ")
 	b.WriteString("✓ every call right; ✗ k/n: k of the n calls the field applies to are wrong in the ledger " +
 		"(listed in `conformance/known_defects.json`); gap k/n: the library never reported the value for k calls and the row says so (NULL); " +
@@ -160,4 +161,41 @@ func TestReadmeMatrix(t *testing.T) {
 	if unexpected, fixed := ratchet(res.defects(), known.Defects); len(unexpected)+len(fixed) > 0 {
 		t.Errorf("%s and %s disagree: %d recorded defects are not listed, %d listed ones were not recorded", resultsFile, knownFile, len(unexpected), len(fixed))
 	}
+}
+
+// renderSummary counts, per library, calls, rows, duplicates, missing rows,
+// wrong fields, library gaps and calls whose ledger cost is the bill.
+func renderSummary(r *Results) string {
+	var b strings.Builder
+	b.WriteString("| library | calls | rows | duplicate rows | missing rows | wrong fields | library gaps | cost = bill |\n|---|---|---|---|---|---|---|---|\n")
+	for _, s := range r.Scenarios {
+		var rows, dups, missing, wrong, gaps, costOK, priced int
+		for _, c := range s.Calls {
+			rows += c.Rows
+			dups += max(c.Rows-1, 0)
+			traced := c.Fields["rows"].Status != statusGap
+			if traced && c.Rows == 0 {
+				missing++
+			}
+			for _, f := range fields[1:] {
+				switch c.Fields[f].Status {
+				case statusDefect:
+					wrong++
+				case statusGap:
+					gaps++
+				}
+			}
+			if !traced {
+				gaps++ // the call itself
+			}
+			if st := c.Fields["cost"].Status; st != statusNA && st != statusUntraced && st != "" {
+				priced++
+				if st == statusOK {
+					costOK++
+				}
+			}
+		}
+		fmt.Fprintf(&b, "| `%s` | %d | %d | %d | %d | %d | %d | %d of %d |\n", s.Name, len(s.Calls), rows, dups, missing, wrong, gaps, costOK, priced)
+	}
+	return b.String()
 }

@@ -47,6 +47,7 @@ type CallResult struct {
 	Stream   bool                   `json:"stream,omitempty"`
 	Error    string                 `json:"error,omitempty"`
 	Requests int                    `json:"provider_requests"`
+	Rows     int                    `json:"ledger_rows"`
 	Fields   map[string]FieldResult `json:"fields"`
 }
 

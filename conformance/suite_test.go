@@ -255,7 +255,7 @@ func (run *scenarioRun) check(ledger map[string][]row, sink string, prices *pric
 		case len(mine) != 1:
 			c.Fields["rows"] = FieldResult{Status: statusDefect, Observed: fmt.Sprintf("%d provider requests", len(mine)), Expected: "1 provider request"}
 		default:
-			c.API, c.Stream = mine[0].API, mine[0].Stream
+			c.API, c.Stream, c.Rows = mine[0].API, mine[0].Stream, len(ledger[l.TraceID])
 			checkCall(&c, mine[0], gather(&run.raw, l.TraceID), ledger[l.TraceID], sink, prices, l.Canary)
 		}
 		res.Calls = append(res.Calls, c)
