@@ -41,20 +41,7 @@ func (c *promptCache) cachedTokens(snapshot string, msgs []Message) int {
 	if c.cfg.Disabled {
 		return 0
 	}
-	// One hash per message boundary: prefix i covers messages[0..i].
-	hashes := make([][sha256.Size]byte, len(msgs))
-	tokens := make([]int, len(msgs))
-	h := sha256.New()
-	writeField(h, snapshot)
-	total := 0
-	for i, m := range msgs {
-		writeField(h, m.Role)
-		writeField(h, m.Name)
-		writeField(h, m.Text)
-		h.Sum(hashes[i][:0])
-		total += messageTokens(m)
-		tokens[i] = total
-	}
+	hashes, tokens := prefixes(msgs, snapshot)
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -86,21 +73,15 @@ func (c *promptCache) explicit(snapshot string, prefix []Message) (read, write i
 	if c.cfg.Disabled {
 		return 0, 0
 	}
-	h := sha256.New()
-	writeField(h, "explicit") // apart from the automatic cache's prefixes
-	writeField(h, snapshot)
-	tokens := 0
-	for _, m := range prefix {
-		writeField(h, m.Role)
-		writeField(h, m.Name)
-		writeField(h, m.Text)
-		tokens += messageTokens(m)
+	if len(prefix) == 0 {
+		return 0, 0
 	}
+	// "explicit" keeps these apart from the automatic cache's prefixes.
+	hashes, counts := prefixes(prefix, "explicit", snapshot)
+	key, tokens := hashes[len(prefix)-1], counts[len(prefix)-1]
 	if tokens < c.cfg.MinTokens {
 		return 0, 0
 	}
-	var key [sha256.Size]byte
-	h.Sum(key[:0])
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.seen[key]; ok {
@@ -111,4 +92,25 @@ func (c *promptCache) explicit(snapshot string, prefix []Message) (read, write i
 	}
 	c.seen[key] = struct{}{}
 	return 0, tokens
+}
+
+// prefixes returns one hash per message boundary — hash i covers the salt
+// and messages[0..i] — and the prompt tokens up to each boundary.
+func prefixes(msgs []Message, salt ...string) ([][sha256.Size]byte, []int) {
+	hashes := make([][sha256.Size]byte, len(msgs))
+	tokens := make([]int, len(msgs))
+	h := sha256.New()
+	for _, s := range salt {
+		writeField(h, s)
+	}
+	total := 0
+	for i, m := range msgs {
+		writeField(h, m.Role)
+		writeField(h, m.Name)
+		writeField(h, m.Text)
+		h.Sum(hashes[i][:0])
+		total += messageTokens(m)
+		tokens[i] = total
+	}
+	return hashes, tokens
 }

