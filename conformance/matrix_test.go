@@ -40,6 +40,9 @@ func renderMatrix(r *Results) string {
 		var calls []string
 		for _, c := range s.Calls {
 			calls = append(calls, c.Call)
+			if c.Fields["rows"].Status == statusGap {
+				notes = append(notes, fmt.Sprintf("%s / %s: %s.", s.Name, c.Call, c.Fields["rows"].Observed))
+			}
 			if c.Error != "" {
 				notes = append(notes, fmt.Sprintf("%s / %s: the call failed: `%s`", s.Name, c.Call, c.Error))
 			}
