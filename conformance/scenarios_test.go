@@ -15,5 +15,6 @@ var scenarios = []scenario{
 	{"openllmetry-anthropic", "OpenLLMetry `instrumentation-anthropic` + Anthropic SDK tracing", []string{"@traceloop/instrumentation-anthropic", "@anthropic-ai/sdk"}},
 	{"openllmetry-langchain", "OpenLLMetry `instrumentation-langchain`", []string{"@traceloop/instrumentation-langchain", "@langchain/openai", "@langchain/core"}},
 	{"openinference-openai", "OpenInference `instrumentation-openai`", []string{"@arizeai/openinference-instrumentation-openai", "openai"}},
-	{"anthropic-sdk", "Anthropic SDK built-in tracing", []string{"@anthropic-ai/sdk"}},
+	{"anthropic-sdk", "Anthropic SDK 0.x built-in tracing", []string{"@anthropic-ai/sdk"}},
+	{"anthropic-sdk-v1", "Anthropic SDK 1.x built-in tracing (`@anthropic-ai/sdk` installed as `anthropic-sdk-v1`)", []string{"anthropic-sdk-v1"}},
 }

@@ -1,8 +1,8 @@
 // The calls every Anthropic-client scenario makes.
 'use strict';
 
-module.exports = function anthropicCalls(ctx) {
-  const Anthropic = require('@anthropic-ai/sdk');
+module.exports = function anthropicCalls(ctx, sdk = '@anthropic-ai/sdk') {
+  const Anthropic = require(sdk);
   const client = new (Anthropic.default || Anthropic)({ apiKey: ctx.apiKey, baseURL: ctx.anthropicBaseURL, maxRetries: 0 });
   const model = 'claude-sonnet-4-5';
   // The long system prompt marked for caching: the first call writes the
