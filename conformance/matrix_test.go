@@ -47,12 +47,19 @@ func renderMatrix(r *Results) string {
 				notes = append(notes, fmt.Sprintf("%s / %s: the call failed: `%s`", s.Name, c.Call, c.Error))
 			}
 		}
-		if s.Error != "" {
+		switch {
+		case s.CannotRun:
+			notes = append(notes, fmt.Sprintf("%s cannot run: it fails with `%s`.", s.Name, s.Error))
+		case s.Error != "":
 			notes = append(notes, fmt.Sprintf("%s: `%s`", s.Name, s.Error))
 		}
 		fmt.Fprintf(&b, "| %s (`%s`) | %s | %d |", s.Library, s.Name, strings.Join(versions, "<br>"), len(s.Calls))
 		for _, col := range matrixColumns {
-			b.WriteString(" " + cell(s.Calls, col.field) + " |")
+			c := cell(s.Calls, col.field)
+			if s.CannotRun {
+				c = "cannot run"
+			}
+			b.WriteString(" " + c + " |")
 		}
 		b.WriteString("\n")
 	}

@@ -36,7 +36,9 @@ type ScenarioResult struct {
 	Library  string            `json:"library"`
 	Versions map[string]string `json:"versions"` // npm package → installed version
 	Error    string            `json:"error,omitempty"`
-	Calls    []CallResult      `json:"calls"`
+	// CannotRun: the library fails this way, with Error; nothing to check.
+	CannotRun bool         `json:"cannot_run,omitempty"`
+	Calls     []CallResult `json:"calls"`
 }
 
 // CallResult is one provider call: what was asked, what the provider
@@ -76,7 +78,7 @@ func (d Defect) String() string {
 func (r *Results) defects() []Defect {
 	var out []Defect
 	for _, s := range r.Scenarios {
-		if s.Error != "" {
+		if s.Error != "" && !s.CannotRun {
 			out = append(out, Defect{s.Name, "", "harness", s.Error, "the scenario runs"})
 		}
 		for _, c := range s.Calls {

@@ -3,6 +3,7 @@ package conformance
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -212,7 +213,7 @@ func runScenario(t *testing.T, sc scenario, otlpURL string) *scenarioRun {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		run.err = fmt.Sprintf("harness: %v: %s", err, lastLine(stderr.String()))
+		run.err = fmt.Sprintf("%v: %s", err, harnessError(stderr.String()))
 	}
 	sc2 := bufio.NewScanner(bytes.NewReader(out))
 	for sc2.Scan() {
@@ -231,14 +232,28 @@ func runScenario(t *testing.T, sc scenario, otlpURL string) *scenarioRun {
 	return run
 }
 
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
+// harnessError is the harness's own error line (without the stack), or the
+// last line of its stderr.
+func harnessError(stderr string) string {
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	for _, l := range lines {
+		if msg, ok := strings.CutPrefix(l, "harness: "); ok {
+			return msg
+		}
+	}
 	return lines[len(lines)-1]
 }
 
 // check compares every call of the run with the ledger.
 func (run *scenarioRun) check(ledger map[string][]row, sink string, prices *pricing.Table) ScenarioResult {
 	res := ScenarioResult{Name: run.sc.Name, Library: run.sc.Library, Versions: installedVersions(run.sc.Packages), Error: run.err}
+	if want := run.sc.Fails; want != "" {
+		if strings.Contains(run.err, want) {
+			// The library still fails as recorded: say so, check nothing.
+			return ScenarioResult{Name: res.Name, Library: res.Library, Versions: res.Versions, Error: want, CannotRun: true}
+		}
+		res.Error = fmt.Sprintf("expected to fail with %q, but: %s", want, cmp.Or(run.err, "it ran"))
+	}
 	for _, l := range run.calls {
 		c := CallResult{Call: l.Call, Fields: map[string]FieldResult{}}
 		var mine []fakeprovider.Answer
