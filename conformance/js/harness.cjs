@@ -28,20 +28,21 @@ const env = (k) => {
 const scenarioName = env('CONF_SCENARIO');
 const otlp = env('CONF_OTLP_ENDPOINT');
 
+// Generous export timeouts: a loaded test machine must not make a run fail.
 const resource = resourceFromAttributes({ 'service.name': `conformance-${scenarioName}` });
 const rawSpans = new InMemorySpanExporter();
 const rawLogs = new InMemoryLogRecordExporter();
 const tracerProvider = new TracerProvider({
   resource,
   spanProcessors: [
-    new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: `${otlp}/v1/traces` }), scheduledDelayMillis: 200 }),
+    new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: `${otlp}/v1/traces`, timeoutMillis: 60000 }), scheduledDelayMillis: 200 }),
     new SimpleSpanProcessor({ exporter: rawSpans }),
   ],
 });
 const loggerProvider = new LoggerProvider({
   resource,
   processors: [
-    new BatchLogRecordProcessor({ exporter: new OTLPLogExporter({ url: `${otlp}/v1/logs` }), scheduledDelayMillis: 200 }),
+    new BatchLogRecordProcessor({ exporter: new OTLPLogExporter({ url: `${otlp}/v1/logs`, timeoutMillis: 60000 }), scheduledDelayMillis: 200 }),
     new SimpleLogRecordProcessor({ exporter: rawLogs }),
   ],
 });
