@@ -102,6 +102,18 @@ func TestCheckCall(t *testing.T) {
 	if !strings.Contains(c.Fields["content"].Observed, "prompt leaves the collector") {
 		t.Errorf("leak not named: %+v", c.Fields["content"])
 	}
+
+	// Two right rows for one call: the call is billed twice.
+	twice := row{}
+	for k, v := range good {
+		twice[k] = v
+	}
+	twice["span_id"], twice["parent_span_id"] = "s2", "s1"
+	c = CallResult{Fields: map[string]FieldResult{}}
+	checkCall(&c, truth, ev, []row{good, twice}, "", prices, "Canary-x-chat-Z")
+	if f := c.Fields["cost"]; f.Status != statusDefect || !strings.Contains(f.Observed, "2 rows priced") {
+		t.Errorf("a call priced twice: %+v", f)
+	}
 }
 
 func TestRatchet(t *testing.T) {

@@ -178,7 +178,10 @@ func (r row) list(k string) []string {
 // pickRow chooses, among several rows of one call, the outermost (whose
 // parent is not another of them), then by span name: the same choice
 // every run.
-func pickRow(rows []row) row {
+func pickRow(rows []row) row { return orderRows(rows)[0] }
+
+// orderRows sorts a call's rows outermost first, then by span name.
+func orderRows(rows []row) []row {
 	ids := map[string]bool{}
 	for _, r := range rows {
 		ids[r.str("span_id")] = true
@@ -194,7 +197,7 @@ func pickRow(rows []row) row {
 		}
 		return strings.Compare(a.str("span_name"), b.str("span_name"))
 	})
-	return sorted[0]
+	return sorted
 }
 
 // verdict compares one field: expected is the provider's value, observed
@@ -324,7 +327,7 @@ func checkCall(c *CallResult, truth fakeprovider.Answer, ev evidence, rows []row
 				f["reasoning_tokens"] = tokenVerdict(u.Reasoning, r.num("reasoning_tokens"), ev.hasCount(u.Reasoning))
 			}
 		}
-		f["cost"] = costVerdict(truth, r, f, prices)
+		f["cost"] = costVerdict(truth, rows, f, prices)
 	}
 
 	if truth.API == "embeddings" {
@@ -371,10 +374,11 @@ func describeID(observed, truth string) string {
 	return "another id"
 }
 
-// costVerdict: the row's cost must be the price table applied to the
-// provider's real usage. When the library left out a billed token class,
-// the ledger cannot know the bill: that is the library's gap.
-func costVerdict(truth fakeprovider.Answer, r row, f map[string]FieldResult, prices *pricing.Table) FieldResult {
+// costVerdict: the ledger's cost of the call — the sum over its rows, so a
+// duplicate priced twice counts twice — must be the price table applied to
+// the provider's real usage. When the library left out a billed token
+// class, the ledger cannot know the bill: that is the library's gap.
+func costVerdict(truth fakeprovider.Answer, rows []row, f map[string]FieldResult, prices *pricing.Table) FieldResult {
 	u := truth.Usage
 	i64 := func(n int) *int64 { v := int64(n); return &v }
 	op := "chat"
@@ -387,11 +391,25 @@ func costVerdict(truth fakeprovider.Answer, r row, f map[string]FieldResult, pri
 	if bill.Status != pricing.StatusOK {
 		expected = string(bill.Status)
 	}
-	observed := r.str("cost_status")
-	if c := r.num("cost_usd"); c != "NULL" {
-		observed = c + " " + observed
+	total, priced := new(big.Rat), 0
+	var statuses []string
+	allOK := true
+	for _, rr := range orderRows(rows) {
+		if c, ok := new(big.Rat).SetString(rr.num("cost_usd")); ok {
+			total.Add(total, c)
+			priced++
+		}
+		statuses = append(statuses, rr.str("cost_status"))
+		allOK = allOK && rr.str("cost_status") == string(pricing.StatusOK)
 	}
-	if bill.Status == pricing.StatusOK && r.str("cost_status") == string(pricing.StatusOK) && sameDecimal(r.num("cost_usd"), expected) {
+	observed := strings.Join(statuses, "+")
+	if priced > 0 {
+		observed = total.FloatString(12) + " " + observed
+	}
+	if priced > 1 {
+		observed += fmt.Sprintf(" (%d rows priced)", priced)
+	}
+	if bill.Status == pricing.StatusOK && allOK && priced > 0 && sameDecimal(total.FloatString(12), expected) {
 		return FieldResult{Status: statusOK}
 	}
 	for _, name := range []string{"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"} {
