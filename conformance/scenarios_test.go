@@ -14,6 +14,7 @@ var scenarios = []scenario{
 	{"otel-openai", "OpenTelemetry `instrumentation-openai`", []string{"@opentelemetry/instrumentation-openai", "openai"}, ""},
 	{"vercel-otel", "Vercel AI SDK 7, `@ai-sdk/otel` OpenTelemetry (GenAI spans)", []string{"ai", "@ai-sdk/otel", "@ai-sdk/openai"}, ""},
 	{"vercel-legacy", "Vercel AI SDK 7, `@ai-sdk/otel` LegacyOpenTelemetry (`ai.*` spans)", []string{"ai", "@ai-sdk/otel", "@ai-sdk/openai"}, ""},
+	{"vercel-v6", "Vercel AI SDK 6, its own `ai.*` spans (`experimental_telemetry`)", []string{"ai-v6", "ai-sdk-openai-v3"}, ""},
 	{"openllmetry-openai", "OpenLLMetry `instrumentation-openai`", []string{"@traceloop/instrumentation-openai", "openai"}, ""},
 	{"openllmetry-anthropic", "OpenLLMetry `instrumentation-anthropic` + Anthropic SDK tracing", []string{"@traceloop/instrumentation-anthropic", "@anthropic-ai/sdk"}, ""},
 	{"openllmetry-langchain", "OpenLLMetry `instrumentation-langchain`", []string{"@traceloop/instrumentation-langchain", "@langchain/openai", "@langchain/core"}, ""},

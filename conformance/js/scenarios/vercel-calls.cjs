@@ -2,17 +2,22 @@
 // under test (the OTel GenAI one or the legacy ai.* spans).
 'use strict';
 
-module.exports = function vercelCalls(ctx, telemetry) {
+// telemetry() returns the AI SDK 7 integration to register; without it
+// (AI SDK 6) the SDK's own ai.* spans are switched on per call. aiModule
+// and openaiModule name the installed packages.
+module.exports = function vercelCalls(ctx, telemetry, aiModule = 'ai', openaiModule = '@ai-sdk/openai') {
   let ai, openai;
   const load = async () => {
     if (!ai) {
-      ai = await import('ai');
-      const { createOpenAI } = await import('@ai-sdk/openai');
+      ai = await import(aiModule);
+      const { createOpenAI } = await import(openaiModule);
       openai = createOpenAI({ apiKey: ctx.apiKey, baseURL: ctx.openaiBaseURL });
-      ai.registerTelemetry(telemetry());
+      if (telemetry) ai.registerTelemetry(telemetry());
     }
   };
-  const opts = { maxRetries: 0, telemetry: { isEnabled: true } };
+  const opts = telemetry
+    ? { maxRetries: 0, telemetry: { isEnabled: true } }
+    : { maxRetries: 0, experimental_telemetry: { isEnabled: true } };
   return {
     chat: async (prompt) => { await load(); await ai.generateText({ ...opts, model: openai.chat('gpt-4o-mini'), system: 'You are a billing assistant.', prompt }); },
     stream: async (prompt) => {
