@@ -70,7 +70,7 @@ func TestConformance(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	col.settle(t)
+	col.settle()
 	col.stop(t)
 	ledger := readLedger(t, col.dir)
 	sinkText := sink.text()
@@ -84,12 +84,25 @@ func TestConformance(t *testing.T) {
 			t.Logf("%s/%s: %s", s.Name, c.Call, summarize(c))
 		}
 	}
-	// The leak checks mean something only if the telemetry got through.
+	// The leak checks mean something only if the telemetry got through, and
+	// a call is judged by its trace only if nothing strayed out of it.
+	traces := map[string]bool{}
 	for _, run := range runs {
 		for _, l := range run.calls {
+			traces[l.TraceID] = true
 			if l.TraceID == "" || !strings.Contains(sinkText, l.TraceID) {
 				t.Errorf("%s/%s: nothing of trace %q reached the sink behind the collector", run.sc.Name, l.Call, l.TraceID)
 			}
+		}
+		for _, sp := range run.raw.Spans {
+			if !traces[sp.TraceID] {
+				t.Errorf("%s: span %q (%s) is outside every call's trace", run.sc.Name, sp.Name, sp.Scope)
+			}
+		}
+	}
+	for trace, rows := range ledger {
+		if !traces[trace] {
+			t.Errorf("ledger rows of trace %s belong to no call: %d, first %q", trace, len(rows), rows[0].str("span_name"))
 		}
 	}
 
@@ -422,7 +435,7 @@ func (c *collector) calls() (uint64, error) {
 
 // settle waits until the ledger's call count has stopped moving: the
 // clients have flushed, so what the collector holds is in its queue.
-func (c *collector) settle(t *testing.T) {
+func (c *collector) settle() {
 	var last uint64
 	stable := 0
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline) && stable < 6; {
