@@ -1,7 +1,8 @@
 # Two commands on a fresh machine: `make run` and `make test`. Both install
 # what they need: Go modules, libchdb from its npm package, and (for the
-# tests) versitygw, a real S3 server, built from the Go module proxy, and
-# Debian's Chromium for the UI's browser tests.
+# tests) versitygw, a real S3 server, built from the Go module proxy,
+# Debian's Chromium for the UI's browser tests, and Node.js with the
+# instrumentation libraries of the conformance suite, from npm.
 
 GO          ?= go
 CHDB_DIR    := $(CURDIR)/.cache/chdb
@@ -10,7 +11,10 @@ DATA        ?= data
 TEST_TIMEOUT ?= 25m
 VERSION     ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all deps build run browser test demo bench clean
+NODE_DIR    := $(CURDIR)/.cache/node
+CONFORMANCE_JS := conformance/js
+
+.PHONY: all deps build run browser node test demo bench clean
 
 all: build
 
@@ -32,7 +36,12 @@ bin/versitygw: scripts/install-versitygw.sh
 browser:
 	scripts/install-chromium.sh
 
-test: deps bin/versitygw browser
+# Node.js and the pinned npm packages the conformance suite runs (the
+# script does nothing when both are in place).
+node:
+	scripts/install-node.sh $(NODE_DIR) $(CONFORMANCE_JS)
+
+test: deps bin/versitygw browser node
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 

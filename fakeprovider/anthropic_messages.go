@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"time"
 )
 
 // messagesRequest is the part of an Anthropic Messages API request the
@@ -19,6 +20,34 @@ type messagesRequest struct {
 	TopK          *int               `json:"top_k"`
 	StopSequences []string           `json:"stop_sequences"`
 	Stream        bool               `json:"stream"`
+	Tools         []flatTool         `json:"tools"`
+}
+
+// cacheMarks reads only where a request puts cache_control, to find the
+// end of the prefix the client asked to cache.
+type cacheMarks struct {
+	System   blocksMarked `json:"system"`
+	Messages []struct {
+		Content blocksMarked `json:"content"`
+	} `json:"messages"`
+}
+
+// blocksMarked is true when content given as blocks has a cache_control.
+type blocksMarked bool
+
+func (b *blocksMarked) UnmarshalJSON(data []byte) error {
+	var blocks []struct {
+		CacheControl json.RawMessage `json:"cache_control"`
+	}
+	if json.Unmarshal(data, &blocks) != nil {
+		return nil // a string: no cache_control possible
+	}
+	for _, bl := range blocks {
+		if len(bl.CacheControl) > 0 && string(bl.CacheControl) != "null" {
+			*b = true
+		}
+	}
+	return nil
 }
 
 // anthropicMessage content is a string or an array of content blocks, of
@@ -37,6 +66,7 @@ func messagesParamNames(p string) string {
 }
 
 func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
+	received := time.Now()
 	requestID := "req_011C" + randomString(20, base62)
 	w.Header().Set("request-id", requestID)
 	fail := func(e *APIError) { e.writeAnthropic(w, requestID, messagesParamNames) }
@@ -55,7 +85,11 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	comp.id = "msg_01" + randomString(22, base62)
+	for j := range comp.choices[0].toolCalls {
+		comp.choices[0].toolCalls[j].ID = "toolu_01" + randomString(22, base62)
+	}
 	msg := newAnthropicMessage(comp)
+	s.record("messages", req.Stream, received, comp, c.msgs, *msg.StopReason)
 	if req.Stream {
 		writeMessageStream(w, msg)
 		return
@@ -116,17 +150,26 @@ func (s *Server) readMessagesRequest(w http.ResponseWriter, r *http.Request) (*m
 	if !ok {
 		return nil, call{}, &APIError{Status: http.StatusNotFound, Message: "model: " + req.Model}
 	}
+	var marks cacheMarks
+	_ = json.Unmarshal(body, &marks) // the body parsed above; a mark it cannot read is no mark
+	cacheUpTo := -1
 	var msgs []Message
 	if req.System != "" {
 		msgs = append(msgs, Message{Role: "system", Text: string(req.System)})
+		if marks.System {
+			cacheUpTo = 0
+		}
 	}
 	for i, m := range req.Messages {
 		if m.Role != "user" && m.Role != "assistant" {
 			return nil, call{}, anthropicInvalid(fmt.Sprintf("messages.%d.role: Input should be 'user' or 'assistant'", i))
 		}
 		msgs = append(msgs, Message{Role: m.Role, Text: string(m.Content)})
+		if i < len(marks.Messages) && bool(marks.Messages[i].Content) {
+			cacheUpTo = len(msgs) - 1
+		}
 	}
-	return &req, call{model: model, requested: req.Model, msgs: msgs, n: 1, params: Params{
+	return &req, call{model: model, requested: req.Model, msgs: msgs, n: 1, tools: fromFlatTools(req.Tools), cacheUpTo: cacheUpTo, params: Params{
 		Temperature: req.Temperature, TopP: req.TopP, TopK: req.TopK, MaxTokens: req.MaxTokens, Stop: req.StopSequences,
 	}}, nil
 }
@@ -138,7 +181,7 @@ type (
 		Type         string          `json:"type"`
 		Role         string          `json:"role"`
 		Model        string          `json:"model"`
-		Content      []textBlock     `json:"content"`
+		Content      []any           `json:"content"` // textBlock or toolUseBlock
 		StopReason   *string         `json:"stop_reason"`
 		StopSequence *string         `json:"stop_sequence"`
 		Usage        *anthropicUsage `json:"usage,omitempty"`
@@ -146,6 +189,12 @@ type (
 	textBlock struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
+	}
+	toolUseBlock struct {
+		Type  string          `json:"type"`
+		ID    string          `json:"id"`
+		Name  string          `json:"name"`
+		Input json.RawMessage `json:"input"`
 	}
 	// anthropicUsage: input_tokens excludes the tokens read from or written
 	// to the cache, unlike OpenAI's prompt_tokens.
@@ -165,16 +214,24 @@ func newAnthropicMessage(c *completion) anthropicResponse {
 	switch {
 	case ch.finishReason == "length":
 		reason = "max_tokens"
+	case len(ch.toolCalls) > 0:
+		reason = "tool_use"
 	case ch.stopSequence != "":
 		reason, stopSeq = "stop_sequence", &ch.stopSequence
 	}
 	msg := anthropicResponse{
 		ID: c.id, Type: "message", Role: "assistant", Model: c.snapshot,
-		Content:    []textBlock{{Type: "text", Text: ch.text}},
 		StopReason: &reason, StopSequence: stopSeq,
 	}
+	if ch.text != "" || len(ch.toolCalls) == 0 {
+		msg.Content = append(msg.Content, textBlock{Type: "text", Text: ch.text})
+	}
+	for _, tc := range ch.toolCalls {
+		msg.Content = append(msg.Content, toolUseBlock{Type: "tool_use", ID: tc.ID, Name: tc.Name, Input: json.RawMessage(tc.Arguments)})
+	}
 	if u := c.usage; u != nil {
-		msg.Usage = &anthropicUsage{InputTokens: u.prompt - u.cached, CacheReadInputTokens: u.cached, OutputTokens: u.completion, ServiceTier: "standard"}
+		msg.Usage = &anthropicUsage{InputTokens: u.prompt - u.cached - u.cacheWrite, CacheReadInputTokens: u.cached,
+			CacheCreationInputTokens: u.cacheWrite, OutputTokens: u.completion, ServiceTier: "standard"}
 	}
 	return msg
 }
@@ -185,7 +242,7 @@ func newAnthropicMessage(c *completion) anthropicResponse {
 func writeMessageStream(w http.ResponseWriter, msg anthropicResponse) {
 	es := startEventStream(w)
 	start := msg
-	start.Content, start.StopReason, start.StopSequence = []textBlock{}, nil, nil
+	start.Content, start.StopReason, start.StopSequence = []any{}, nil, nil
 	if msg.Usage != nil {
 		u := *msg.Usage
 		u.OutputTokens = 1 // Anthropic reports a placeholder until message_delta
@@ -193,13 +250,31 @@ func writeMessageStream(w http.ResponseWriter, msg anthropicResponse) {
 	}
 	type m = map[string]any
 	send := func(name string, data m) bool { return es.send(name, data) == nil } // false: the client went away
-	if !send("message_start", m{"type": "message_start", "message": start}) ||
-		!send("content_block_start", m{"type": "content_block_start", "index": 0, "content_block": textBlock{Type: "text"}}) ||
-		!send("ping", m{"type": "ping"}) {
+	if !send("message_start", m{"type": "message_start", "message": start}) {
 		return
 	}
-	for _, tok := range splitTokens(msg.Content[0].Text) {
-		if !send("content_block_delta", m{"type": "content_block_delta", "index": 0, "delta": m{"type": "text_delta", "text": tok}}) {
+	// Anthropic pings once, after the first block starts.
+	startBlock := func(i int, block any) bool {
+		return send("content_block_start", m{"type": "content_block_start", "index": i, "content_block": block}) &&
+			(i > 0 || send("ping", m{"type": "ping"}))
+	}
+	for i, block := range msg.Content {
+		var ok bool
+		switch b := block.(type) {
+		case textBlock:
+			ok = startBlock(i, textBlock{Type: "text"})
+			for _, tok := range splitTokens(b.Text) {
+				ok = ok && send("content_block_delta", m{"type": "content_block_delta", "index": i, "delta": m{"type": "text_delta", "text": tok}})
+			}
+		case toolUseBlock:
+			head := b
+			head.Input = json.RawMessage("{}")
+			ok = startBlock(i, head)
+			for _, tok := range splitTokens(string(b.Input)) {
+				ok = ok && send("content_block_delta", m{"type": "content_block_delta", "index": i, "delta": m{"type": "input_json_delta", "partial_json": tok}})
+			}
+		}
+		if !ok || !send("content_block_stop", m{"type": "content_block_stop", "index": i}) {
 			return
 		}
 	}
@@ -207,7 +282,7 @@ func writeMessageStream(w http.ResponseWriter, msg anthropicResponse) {
 	if msg.Usage != nil {
 		delta["usage"] = m{"output_tokens": msg.Usage.OutputTokens}
 	}
-	if send("content_block_stop", m{"type": "content_block_stop", "index": 0}) && send("message_delta", delta) {
+	if send("message_delta", delta) {
 		send("message_stop", m{"type": "message_stop"})
 	}
 }

@@ -41,20 +41,7 @@ func (c *promptCache) cachedTokens(snapshot string, msgs []Message) int {
 	if c.cfg.Disabled {
 		return 0
 	}
-	// One hash per message boundary: prefix i covers messages[0..i].
-	hashes := make([][sha256.Size]byte, len(msgs))
-	tokens := make([]int, len(msgs))
-	h := sha256.New()
-	writeField(h, snapshot)
-	total := 0
-	for i, m := range msgs {
-		writeField(h, m.Role)
-		writeField(h, m.Name)
-		writeField(h, m.Text)
-		h.Sum(hashes[i][:0])
-		total += messageTokens(m)
-		tokens[i] = total
-	}
+	hashes, tokens := prefixes(msgs, snapshot)
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -77,4 +64,53 @@ func (c *promptCache) cachedTokens(snapshot string, msgs []Message) int {
 		return 0
 	}
 	return cached
+}
+
+// explicit answers a prompt whose prefix the client marked for caching (the
+// Messages API's cache_control): the first request writes the prefix to the
+// cache, later ones read it. Prefixes shorter than MinTokens are not cached.
+func (c *promptCache) explicit(snapshot string, prefix []Message) (read, write int) {
+	if c.cfg.Disabled {
+		return 0, 0
+	}
+	if len(prefix) == 0 {
+		return 0, 0
+	}
+	// "explicit" keeps these apart from the automatic cache's prefixes.
+	hashes, counts := prefixes(prefix, "explicit", snapshot)
+	key, tokens := hashes[len(prefix)-1], counts[len(prefix)-1]
+	if tokens < c.cfg.MinTokens {
+		return 0, 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.seen[key]; ok {
+		return tokens, 0
+	}
+	if len(c.seen) >= maxCachedPrefixes {
+		clear(c.seen)
+	}
+	c.seen[key] = struct{}{}
+	return 0, tokens
+}
+
+// prefixes returns one hash per message boundary — hash i covers the salt
+// and messages[0..i] — and the prompt tokens up to each boundary.
+func prefixes(msgs []Message, salt ...string) ([][sha256.Size]byte, []int) {
+	hashes := make([][sha256.Size]byte, len(msgs))
+	tokens := make([]int, len(msgs))
+	h := sha256.New()
+	for _, s := range salt {
+		writeField(h, s)
+	}
+	total := 0
+	for i, m := range msgs {
+		writeField(h, m.Role)
+		writeField(h, m.Name)
+		writeField(h, m.Text)
+		h.Sum(hashes[i][:0])
+		total += messageTokens(m)
+		tokens[i] = total
+	}
+	return hashes, tokens
 }

@@ -19,11 +19,16 @@ type call struct {
 	msgs      []Message
 	params    Params
 	n         int
+	tools     []Tool
+	// cacheUpTo is the last message of an explicitly cached prefix
+	// (Anthropic's cache_control), or -1: then caching is automatic.
+	cacheUpTo int
 }
 
 // completion is one answered request, before a wire API writes it.
 type completion struct {
 	id          string
+	requested   string
 	created     int64
 	snapshot    string
 	fingerprint string
@@ -35,12 +40,14 @@ type choice struct {
 	text         string
 	finishReason string // "stop" or "length"
 	stopSequence string // the stop sequence that ended the text, if one did
+	toolCalls    []ToolCall
 }
 
 // tokenUsage counts tokens the way every API does before naming them.
 type tokenUsage struct {
 	prompt     int // all input tokens, cached ones included
 	cached     int // of prompt, read from the prompt cache
+	cacheWrite int // of prompt, written to the prompt cache (Anthropic)
 	completion int // all output tokens, reasoning ones included
 	reasoning  int // of completion, hidden reasoning
 }
@@ -49,13 +56,14 @@ type tokenUsage struct {
 // accounting: limits, tokens, prompt cache, usage omission.
 func (s *Server) generate(ctx context.Context, c call) (*completion, *APIError) {
 	out := &completion{
+		requested:   c.requested,
 		created:     s.now().Unix(),
 		snapshot:    c.model.Snapshot,
 		fingerprint: fingerprint(c.model.Snapshot),
 	}
 	u := tokenUsage{prompt: promptTokens(c.msgs)}
 	for i := range c.n {
-		reply, err := s.responder(ctx, &Request{Model: c.model, RequestedModel: c.requested, Messages: c.msgs, Params: c.params, Choice: i})
+		reply, err := s.responder(ctx, &Request{Model: c.model, RequestedModel: c.requested, Messages: c.msgs, Params: c.params, Tools: c.tools, Choice: i})
 		if err != nil {
 			if apiErr, ok := errors.AsType[*APIError](err); ok {
 				return nil, apiErr
@@ -66,8 +74,15 @@ func (s *Server) generate(ctx context.Context, c call) (*completion, *APIError) 
 		out.choices = append(out.choices, ch)
 		u.completion += countTokens(ch.text) + reasoning
 		u.reasoning += reasoning
+		for _, tc := range ch.toolCalls {
+			u.completion += countTokens(tc.Name) + countTokens(tc.Arguments)
+		}
 	}
-	u.cached = s.cache.cachedTokens(c.model.Snapshot, c.msgs)
+	if c.cacheUpTo >= 0 {
+		u.cached, u.cacheWrite = s.cache.explicit(c.model.Snapshot, c.msgs[:c.cacheUpTo+1])
+	} else {
+		u.cached = s.cache.cachedTokens(c.model.Snapshot, c.msgs)
+	}
 	if !s.missingUsage.next() {
 		out.usage = &u
 	}
@@ -77,7 +92,10 @@ func (s *Server) generate(ctx context.Context, c call) (*completion, *APIError) 
 // applyLimits cuts a reply at the first stop sequence and at the token
 // limit, which reasoning tokens count against, as the real APIs do.
 func applyLimits(reply Reply, p Params) (ch choice, reasoning int) {
-	ch = choice{text: reply.Text, finishReason: reply.FinishReason}
+	ch = choice{text: reply.Text, finishReason: reply.FinishReason, toolCalls: reply.ToolCalls}
+	if len(ch.toolCalls) > 0 && ch.finishReason == "" {
+		ch.finishReason = "tool_calls"
+	}
 	reasoning = reply.ReasoningTokens
 	if ch.finishReason == "" {
 		ch.finishReason = "stop"

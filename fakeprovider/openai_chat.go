@@ -25,6 +25,7 @@ type chatRequest struct {
 	Stop                stopList       `json:"stop"`
 	Stream              bool           `json:"stream"`
 	StreamOptions       *streamOptions `json:"stream_options"`
+	Tools               []chatTool     `json:"tools"`
 }
 
 type streamOptions struct {
@@ -118,11 +119,22 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	comp.id = "chatcmpl-" + randomString(29, base62)
+	for i := range comp.choices {
+		for j := range comp.choices[i].toolCalls {
+			comp.choices[i].toolCalls[j].ID = "call_" + randomString(24, base62)
+		}
+	}
 	w.Header().Set("openai-processing-ms", strconv.FormatInt(time.Since(start).Milliseconds(), 10))
 	if req.Stream {
-		writeStream(w, comp, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
+		includeUsage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
+		if !includeUsage {
+			comp.usage = nil // not sent, so not part of the answer
+		}
+		s.record("chat.completions", true, start, comp, c.msgs, comp.choices[0].finishReason)
+		writeStream(w, comp, includeUsage)
 		return
 	}
+	s.record("chat.completions", false, start, comp, c.msgs, comp.choices[0].finishReason)
 	writeJSON(w, http.StatusOK, comp.response())
 }
 
@@ -168,7 +180,7 @@ func (s *Server) readChatRequest(w http.ResponseWriter, r *http.Request) (*chatR
 		return nil, call{}, BadRequest("stream_options", "invalid_value", "The 'stream_options' parameter is only allowed when 'stream' is enabled.")
 	}
 
-	c := call{model: model, requested: req.Model, n: 1,
+	c := call{model: model, requested: req.Model, n: 1, tools: fromChatTools(req.Tools), cacheUpTo: -1,
 		params: Params{Temperature: req.Temperature, TopP: req.TopP, MaxTokens: req.MaxTokens, Seed: req.Seed, Stop: req.Stop}}
 	if req.MaxCompletionTokens != nil {
 		c.params.MaxTokens = req.MaxCompletionTokens
@@ -264,10 +276,20 @@ type (
 		FinishReason string           `json:"finish_reason"`
 	}
 	assistantMessage struct {
-		Role        string     `json:"role"`
-		Content     string     `json:"content"`
-		Refusal     *string    `json:"refusal"`
-		Annotations []struct{} `json:"annotations"`
+		Role        string         `json:"role"`
+		Content     *string        `json:"content"` // null when the model only calls tools
+		Refusal     *string        `json:"refusal"`
+		Annotations []struct{}     `json:"annotations"`
+		ToolCalls   []chatToolCall `json:"tool_calls,omitempty"`
+	}
+	chatToolCall struct {
+		Index    *int   `json:"index,omitempty"` // streamed deltas only
+		ID       string `json:"id,omitempty"`
+		Type     string `json:"type,omitempty"`
+		Function struct {
+			Name      string `json:"name,omitempty"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
 	}
 	chatCompletionChunk struct {
 		ID                string        `json:"id"`
@@ -288,8 +310,9 @@ type (
 		FinishReason *string    `json:"finish_reason"`
 	}
 	chunkDelta struct {
-		Role    string  `json:"role,omitempty"`
-		Content *string `json:"content,omitempty"`
+		Role      string         `json:"role,omitempty"`
+		Content   *string        `json:"content,omitempty"`
+		ToolCalls []chatToolCall `json:"tool_calls,omitempty"`
 	}
 )
 
@@ -306,13 +329,22 @@ func (c *completion) response() chatCompletion {
 		SystemFingerprint: c.fingerprint,
 	}
 	for i, ch := range c.choices {
-		resp.Choices = append(resp.Choices, chatChoice{
-			Index:        i,
-			Message:      assistantMessage{Role: "assistant", Content: ch.text, Annotations: []struct{}{}},
-			FinishReason: ch.finishReason,
-		})
+		msg := assistantMessage{Role: "assistant", Annotations: []struct{}{}}
+		if len(ch.toolCalls) == 0 {
+			msg.Content = &ch.text
+		}
+		for _, tc := range ch.toolCalls {
+			msg.ToolCalls = append(msg.ToolCalls, newChatToolCall(nil, tc))
+		}
+		resp.Choices = append(resp.Choices, chatChoice{Index: i, Message: msg, FinishReason: ch.finishReason})
 	}
 	return resp
+}
+
+func newChatToolCall(index *int, tc ToolCall) chatToolCall {
+	out := chatToolCall{Index: index, ID: tc.ID, Type: "function"}
+	out.Function.Name, out.Function.Arguments = tc.Name, tc.Arguments
+	return out
 }
 
 // writeStream sends c as server-sent events the way OpenAI streams: a role
@@ -351,6 +383,21 @@ func writeStream(w http.ResponseWriter, c *completion, includeUsage bool) {
 		for _, tok := range splitTokens(ch.text) {
 			if send([]chunkChoice{{Index: i, Delta: chunkDelta{Content: &tok}}}, usageField) != nil {
 				return
+			}
+		}
+		// A tool call streams as its header (ID, name), then its arguments.
+		for j, tc := range ch.toolCalls {
+			head := newChatToolCall(&j, tc)
+			head.Function.Arguments = ""
+			if send([]chunkChoice{{Index: i, Delta: chunkDelta{ToolCalls: []chatToolCall{head}}}}, usageField) != nil {
+				return
+			}
+			for _, tok := range splitTokens(tc.Arguments) {
+				part := chatToolCall{Index: &j}
+				part.Function.Arguments = tok
+				if send([]chunkChoice{{Index: i, Delta: chunkDelta{ToolCalls: []chatToolCall{part}}}}, usageField) != nil {
+					return
+				}
 			}
 		}
 		if send([]chunkChoice{{Index: i, FinishReason: &ch.finishReason}}, usageField) != nil {

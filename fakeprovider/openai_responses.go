@@ -19,6 +19,7 @@ type responsesRequest struct {
 	TopP            *float64       `json:"top_p"`
 	MaxOutputTokens *int           `json:"max_output_tokens"`
 	Stream          bool           `json:"stream"`
+	Tools           []flatTool     `json:"tools"`
 }
 
 // responsesInput accepts "input" as a string (one user message) or an array
@@ -78,7 +79,11 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	comp.id = "resp_" + randomString(50, hexDigits)
+	for j := range comp.choices[0].toolCalls {
+		comp.choices[0].toolCalls[j].ID = "call_" + randomString(24, base62)
+	}
 	resp := newResponse(comp, req, c.model)
+	s.record("responses", req.Stream, start, comp, c.msgs, resp.Status)
 	w.Header().Set("openai-processing-ms", strconv.FormatInt(time.Since(start).Milliseconds(), 10))
 	if req.Stream {
 		writeResponseStream(w, resp)
@@ -133,7 +138,7 @@ func (s *Server) readResponsesRequest(w http.ResponseWriter, r *http.Request) (*
 			return nil, call{}, check
 		}
 	}
-	return &req, call{model: model, requested: req.Model, msgs: msgs, n: 1,
+	return &req, call{model: model, requested: req.Model, msgs: msgs, n: 1, tools: fromFlatTools(req.Tools), cacheUpTo: -1,
 		params: Params{Temperature: req.Temperature, TopP: req.TopP, MaxTokens: req.MaxOutputTokens}}, nil
 }
 
@@ -185,6 +190,10 @@ type (
 		Role    string       `json:"role,omitempty"`
 		Content []outputText `json:"content,omitempty"`
 		Summary *[]struct{}  `json:"summary,omitempty"`
+		// function_call items
+		CallID    string `json:"call_id,omitempty"`
+		Name      string `json:"name,omitempty"`
+		Arguments string `json:"arguments,omitempty"`
 	}
 	outputText struct {
 		Type        string     `json:"type"`
@@ -223,10 +232,18 @@ func newResponse(c *completion, req *responsesRequest, model Model) responseObje
 	if model.Reasoning {
 		resp.Output = append(resp.Output, responseItem{Type: "reasoning", ID: "rs_" + randomString(50, hexDigits), Summary: &[]struct{}{}})
 	}
-	resp.Output = append(resp.Output, responseItem{
-		Type: "message", ID: "msg_" + randomString(50, hexDigits), Status: "completed", Role: "assistant",
-		Content: []outputText{{Type: "output_text", Text: ch.text, Annotations: []struct{}{}}},
-	})
+	for _, tc := range ch.toolCalls {
+		resp.Output = append(resp.Output, responseItem{
+			Type: "function_call", ID: "fc_" + randomString(50, hexDigits), Status: "completed",
+			CallID: tc.ID, Name: tc.Name, Arguments: tc.Arguments,
+		})
+	}
+	if len(ch.toolCalls) == 0 {
+		resp.Output = append(resp.Output, responseItem{
+			Type: "message", ID: "msg_" + randomString(50, hexDigits), Status: "completed", Role: "assistant",
+			Content: []outputText{{Type: "output_text", Text: ch.text, Annotations: []struct{}{}}},
+		})
+	}
 	if ch.finishReason == "length" {
 		resp.Status = "incomplete"
 		resp.IncompleteDetails = &incompleteDetails{Reason: "max_output_tokens"}
@@ -263,6 +280,23 @@ func writeResponseStream(w http.ResponseWriter, final responseObject) {
 		return
 	}
 	for i, item := range final.Output {
+		if item.Type == "function_call" {
+			started := item
+			started.Status, started.Arguments = "in_progress", ""
+			if !send("response.output_item.added", map[string]any{"output_index": i, "item": started}) {
+				return
+			}
+			for _, tok := range splitTokens(item.Arguments) {
+				if !send("response.function_call_arguments.delta", map[string]any{"item_id": item.ID, "output_index": i, "delta": tok}) {
+					return
+				}
+			}
+			if !send("response.function_call_arguments.done", map[string]any{"item_id": item.ID, "output_index": i, "arguments": item.Arguments}) ||
+				!send("response.output_item.done", map[string]any{"output_index": i, "item": item}) {
+				return
+			}
+			continue
+		}
 		if item.Type != "message" {
 			if !send("response.output_item.added", map[string]any{"output_index": i, "item": item}) ||
 				!send("response.output_item.done", map[string]any{"output_index": i, "item": item}) {

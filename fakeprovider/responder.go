@@ -41,6 +41,9 @@ func DefaultModels() []Model {
 		{Snapshot: "claude-sonnet-4-20250514", Aliases: []string{"claude-sonnet-4-0"}},
 		{Snapshot: "claude-opus-4-1-20250805", Aliases: []string{"claude-opus-4-1"}},
 		{Snapshot: "claude-sonnet-4-5-20250929", Aliases: []string{"claude-sonnet-4-5"}},
+		// Embedding models name no dated snapshot.
+		{Snapshot: "text-embedding-3-small"},
+		{Snapshot: "text-embedding-3-large"},
 	}
 }
 
@@ -71,7 +74,8 @@ type Request struct {
 	RequestedModel string // the name the client asked for
 	Messages       []Message
 	Params         Params
-	Choice         int // which of the n choices is being produced, from 0
+	Tools          []Tool // the functions the request offers
+	Choice         int    // which of the n choices is being produced, from 0
 }
 
 // Reply is what the model "says" for one choice. The server applies stop
@@ -80,6 +84,9 @@ type Reply struct {
 	Text            string
 	FinishReason    string // empty means "stop"
 	ReasoningTokens int    // hidden tokens billed as output; only for reasoning models
+	// ToolCalls are calls of offered tools; the server assigns their IDs
+	// and answers with the API's tool-call finish reason.
+	ToolCalls []ToolCall
 }
 
 // Responder produces the reply for one choice of a request. Returning an
@@ -99,8 +106,14 @@ password security feature enabled default time zone language region storage quot
 // the input messages and the choice index: the same input always gets the
 // same answer, and different inputs almost always get different ones.
 // Reasoning models also report a hash-derived number of reasoning tokens.
+// Offered tools, it calls the first with arguments that fit its schema
+// until a tool result is the last message.
 func Deterministic(_ context.Context, req *Request) (Reply, error) {
 	rng := requestRand(req)
+	if wantsToolCall(req) {
+		t := req.Tools[0]
+		return Reply{ToolCalls: []ToolCall{{Name: t.Name, Arguments: toolArguments(t.Parameters, rng.IntN)}}}, nil
+	}
 	var b strings.Builder
 	sentences := 2 + rng.IntN(4)
 	for s := range sentences {

@@ -41,6 +41,10 @@ type Config struct {
 	MaxBodyBytes int64
 	// Now stamps "created". Nil means time.Now.
 	Now func() time.Time
+	// Record, when set, receives every answer given (not errors), as it
+	// was sent: the truth a test compares telemetry with. It is called
+	// before the response is written and must be safe for concurrent use.
+	Record func(Answer)
 }
 
 // Server is an http.Handler answering like the provider's API.
@@ -52,6 +56,7 @@ type Server struct {
 	cache        *promptCache
 	maxBody      int64
 	now          func() time.Time
+	recordFn     func(Answer)
 }
 
 // New checks cfg and returns a Server.
@@ -73,6 +78,7 @@ func New(cfg Config) (*Server, error) {
 		cache:     newPromptCache(cfg.PromptCache),
 		maxBody:   cfg.MaxBodyBytes,
 		now:       cfg.Now,
+		recordFn:  cfg.Record,
 	}
 	for _, m := range models {
 		if m.Snapshot == "" {
@@ -109,6 +115,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.openAI(w, r, s.chatCompletions)
 	case post && r.URL.Path == "/v1/responses":
 		s.openAI(w, r, s.responses)
+	case post && r.URL.Path == "/v1/embeddings":
+		s.openAI(w, r, s.embeddings)
 	case post && r.URL.Path == "/v1/messages":
 		s.messages(w, r)
 	default:

@@ -1,0 +1,154 @@
+package conformance
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docketlabs/docket/fakeprovider"
+	"github.com/docketlabs/docket/ledger/pricing"
+)
+
+// The verdict rules, on hand-made evidence and rows: what makes a defect,
+// a library gap, or a pass.
+func TestVerdictRules(t *testing.T) {
+	for _, tc := range []struct {
+		name                   string
+		expected, observed     string
+		reported, libraryValue bool
+		want                   string
+	}{
+		{"equal", "gpt-4o-mini", "gpt-4o-mini", true, false, statusOK},
+		{"reported but wrong", "gpt-4o-mini", "gpt-4o-mini-2024-07-18", true, true, statusDefect},
+		{"reported but missing", "stop", "", true, false, statusDefect},
+		{"never reported, row empty", "resp_1", "", false, false, statusGap},
+		{"never reported, row repeats the library's wrong value", "gpt-5-2025-08-07", "gpt-5", false, true, statusGap},
+		{"never reported, row invents a value", "gpt-5-2025-08-07", "gpt-5", false, false, statusDefect},
+	} {
+		if got := verdict(tc.expected, tc.observed, tc.reported, tc.libraryValue, same).Status; got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
+	if got := tokenVerdict(0, "NULL", false).Status; got != statusOK {
+		t.Errorf("0 tokens stored as NULL: %s", got)
+	}
+	if got := tokenVerdict(0, "5", false).Status; got != statusDefect {
+		t.Errorf("0 tokens stored as 5: %s", got)
+	}
+	if got := tokenVerdict(1280, "NULL", true).Status; got != statusDefect {
+		t.Errorf("reported cache tokens stored as NULL: %s", got)
+	}
+}
+
+func TestCanonicalFinish(t *testing.T) {
+	for _, same := range [][]string{{"stop", "end_turn", "completed"}, {"tool_calls", "tool-calls", "tool_use"}, {"length", "max_tokens", "incomplete"}} {
+		for _, s := range same[1:] {
+			if canonicalFinish(s) != canonicalFinish(same[0]) {
+				t.Errorf("%q and %q differ", s, same[0])
+			}
+		}
+	}
+	if canonicalFinish("stop") == canonicalFinish("tool_calls") {
+		t.Error("stop equals tool_calls")
+	}
+}
+
+// A whole call checked against a row: Anthropic usage reported in parts
+// (input without cache tokens, plus the cache reads) must be stored
+// inclusive, priced as the provider bills it, and content must not leave.
+func TestCheckCall(t *testing.T) {
+	prices, err := pricing.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := fakeprovider.Answer{API: "messages", RequestedModel: "claude-sonnet-4-5", Model: "claude-sonnet-4-5-20250929",
+		ResponseID: "msg_01abc", FinishReason: "end_turn", Text: "Your refund is on its way within five days.",
+		Usage: &fakeprovider.AnswerUsage{Input: 1330, CacheRead: 1300, Output: 40}, Received: time.Now()}
+	var raw rawDump
+	mustJSON(t, `{"spans":[{"trace_id":"t1","span_id":"s1","scope":"lib","attributes":{
+		"gen_ai.provider.name":"anthropic","gen_ai.request.model":"claude-sonnet-4-5","gen_ai.response.model":"claude-sonnet-4-5-20250929",
+		"gen_ai.response.id":"msg_01abc","gen_ai.usage.input_tokens":30,"gen_ai.usage.cache_read.input_tokens":1300,"gen_ai.usage.output_tokens":40,
+		"gen_ai.response.finish_reasons":["end_turn"],"gen_ai.input.messages":"[{\"content\":\"hello Canary-x-chat-Z\"}]"}}]}`, &raw)
+	ev := gather(&raw, "t1")
+	bill := prices.Cost("anthropic", truth.Model, "chat", truth.Received, pricing.Usage{Input: i64(1330), CacheRead: i64(1300), Output: i64(40)})
+
+	good := row{"span_id": "s1", "provider": "anthropic", "request_model": "claude-sonnet-4-5", "response_model": "claude-sonnet-4-5-20250929",
+		"response_id": "msg_01abc", "input_tokens": "1330", "output_tokens": "40", "cache_read_tokens": "1300", "cache_write_tokens": "0",
+		"finish_reasons": []any{"end_turn"}, "cost_usd": json.Number(bill.String()), "cost_status": "ok", "input_ref": "ref1"}
+	c := CallResult{Fields: map[string]FieldResult{}}
+	checkCall(&c, truth, ev, []row{good}, "", prices, "Canary-x-chat-Z")
+	for _, f := range fields {
+		if st := c.Fields[f].Status; st != statusOK && st != statusNA {
+			t.Errorf("right row: %s is %s %+v", f, st, c.Fields[f])
+		}
+	}
+
+	// The exclusive count as input, NULL cost status ok at the wrong
+	// price, a duplicate row, and the prompt in the exported telemetry.
+	bad := row{}
+	for k, v := range good {
+		bad[k] = v
+	}
+	bad["input_tokens"], bad["cost_usd"] = "30", json.Number("0.1")
+	twin := row{"span_id": "s2", "parent_span_id": "s1"}
+	c = CallResult{Fields: map[string]FieldResult{}}
+	checkCall(&c, truth, ev, []row{twin, bad}, `{"stringValue":"hello Canary-x-chat-Z"}`, prices, "Canary-x-chat-Z")
+	for _, f := range []string{"rows", "input_tokens", "cost", "content"} {
+		if c.Fields[f].Status != statusDefect {
+			t.Errorf("wrong row: %s is %+v, want a defect", f, c.Fields[f])
+		}
+	}
+	if !strings.Contains(c.Fields["content"].Observed, "prompt leaves the collector") {
+		t.Errorf("leak not named: %+v", c.Fields["content"])
+	}
+
+	// Two right rows for one call: the call is billed twice.
+	twice := row{}
+	for k, v := range good {
+		twice[k] = v
+	}
+	twice["span_id"], twice["parent_span_id"] = "s2", "s1"
+	c = CallResult{Fields: map[string]FieldResult{}}
+	checkCall(&c, truth, ev, []row{good, twice}, "", prices, "Canary-x-chat-Z")
+	if f := c.Fields["cost"]; f.Status != statusDefect || !strings.Contains(f.Observed, "2 rows priced") {
+		t.Errorf("a call priced twice: %+v", f)
+	}
+}
+
+func TestRatchet(t *testing.T) {
+	a := Defect{"lib", "chat", "provider", "openai.chat", "openai"}
+	b := Defect{"lib", "chat", "ttft", "NULL", "present"}
+	unexpected, fixed := ratchet([]Defect{a}, []Defect{b})
+	if len(unexpected) != 1 || unexpected[0] != a || len(fixed) != 1 || fixed[0] != b {
+		t.Errorf("unexpected %v fixed %v", unexpected, fixed)
+	}
+	// The same field wrong in another way is a new mismatch.
+	changed := a
+	changed.Observed = "openai.responses"
+	if unexpected, _ := ratchet([]Defect{changed}, []Defect{a}); len(unexpected) != 1 {
+		t.Errorf("a changed observation passed: %v", unexpected)
+	}
+}
+
+func TestMatrixCell(t *testing.T) {
+	calls := []CallResult{
+		{Fields: map[string]FieldResult{"ttft": {Status: statusOK}, "cost": {Status: statusGap}}},
+		{Fields: map[string]FieldResult{"ttft": {Status: statusDefect}, "cost": {Status: statusOK}}},
+		{Fields: map[string]FieldResult{"ttft": {Status: statusNA}, "cost": {Status: statusUntraced}}},
+	}
+	for field, want := range map[string]string{"ttft": "✗ 1/2", "cost": "gap 1/2", "response_id": "—"} {
+		if got := cell(calls, field); got != want {
+			t.Errorf("%s: %q, want %q", field, got, want)
+		}
+	}
+}
+
+func i64(n int64) *int64 { return &n }
+
+func mustJSON(t *testing.T, s string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		t.Fatal(err)
+	}
+}
