@@ -61,7 +61,7 @@ func TestShippedConfigsAuthenticateIngest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	paths = append(paths, "dev.yaml", "../deploy/collector.yaml")
+	paths = append(paths, "dev.yaml", "../deploy/collector.yaml", "../conformance/testdata/collector.yaml")
 	networked := map[string]bool{}
 	for _, path := range paths {
 		raw, err := os.ReadFile(path)
