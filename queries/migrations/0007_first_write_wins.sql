@@ -88,8 +88,8 @@ CREATE TABLE IF NOT EXISTS llm_calls_0007
         temperature, top_p, top_k, max_tokens, seed, stop_sequences, mapSort(request_params),
         end_user_ref, input_ref, output_ref, system_instructions_ref, tool_definitions_ref, content_status, content_bytes,
         cost_usd, cost_status, price_ref, attribute_issues))),
-    -- (2^44 - 1 - milliseconds) << 20 | 20 bits of row_hash.
-    ingest_order           UInt64 MATERIALIZED bitOr(bitShiftLeft(toUInt64(17592186044415 - toUnixTimestamp64Milli(ingested_at)), 20),
+    -- (2^44 - 1 - milliseconds since 1970, clamped) << 20 | 20 bits of row_hash.
+    ingest_order           UInt64 MATERIALIZED bitOr(bitShiftLeft(toUInt64(17592186044415 - least(greatest(toUnixTimestamp64Milli(ingested_at), 0), 17592186044415)), 20),
         reinterpretAsUInt64(substring(row_hash, 1, 8)) % 1048576),
     INDEX idx_trace trace_id TYPE bloom_filter GRANULARITY 1,
     INDEX idx_response response_id TYPE bloom_filter GRANULARITY 1,
@@ -127,7 +127,7 @@ CREATE TABLE IF NOT EXISTS evidence_spans_0007
     row_hash         FixedString(32) MATERIALIZED SHA256(toString(tuple(
         tenant, trace_id, span_id, parent_span_id, service_name, span_name, kind, category, start_time, end_time, status,
         db_system, db_operation, db_collection, db_query_text, db_query_status, data_source_id, documents, content_refs, attribute_issues))),
-    ingest_order     UInt64 MATERIALIZED bitOr(bitShiftLeft(toUInt64(17592186044415 - toUnixTimestamp64Milli(ingested_at)), 20),
+    ingest_order     UInt64 MATERIALIZED bitOr(bitShiftLeft(toUInt64(17592186044415 - least(greatest(toUnixTimestamp64Milli(ingested_at), 0), 17592186044415)), 20),
         reinterpretAsUInt64(substring(row_hash, 1, 8)) % 1048576),
     INDEX idx_trace trace_id TYPE bloom_filter GRANULARITY 1,
     INDEX idx_trace_precise trace_id TYPE bloom_filter(0.001) GRANULARITY 1
@@ -202,3 +202,29 @@ FROM llm_calls;
 CREATE MATERIALIZED VIEW IF NOT EXISTS evidence_spans_versions TO row_versions AS
 SELECT 'evidence_spans' AS source, tenant, trace_id, span_id, row_hash, service_name, start_time, ingested_at, ingest_order
 FROM evidence_spans;
+
+-- Conflicts: for each key with more than one version, the version every
+-- reader sees (the first ingest, highest ingest_order) against each other
+-- version, with who sent it and when it first arrived. '' selects every
+-- trace or tenant; from and to bound the start_time of the row every
+-- reader sees (a conflicting version may claim another).
+CREATE VIEW IF NOT EXISTS row_conflicts AS
+SELECT
+    source, tenant, trace_id, span_id,
+    lower(hex(original.1)) AS original_hash, original.2 AS original_service, original.3 AS original_ingested_at,
+    lower(hex(other.1)) AS conflicting_hash, other.2 AS conflicting_service, other.3 AS received_at, original_start AS start_time
+FROM
+(
+    SELECT
+        source, tenant, trace_id, span_id,
+        argMax((row_hash, service_name, ingested_at), ingest_order) AS original,
+        argMax(start_time, ingest_order) AS original_start,
+        max(ingest_order) AS first,
+        groupArray((row_hash, service_name, ingested_at, ingest_order)) AS versions
+    FROM row_versions FINAL
+    WHERE ({trace_id:String} = '' OR trace_id = {trace_id:String})
+      AND ({tenant:String} = '' OR tenant = {tenant:String})
+    GROUP BY source, tenant, trace_id, span_id
+    HAVING count() > 1 AND original_start >= {from:DateTime64(9)} AND original_start < {to:DateTime64(9)}
+)
+ARRAY JOIN arrayFilter(v -> v.4 != first, versions) AS other;
