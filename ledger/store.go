@@ -209,6 +209,9 @@ type Counts struct {
 	// StoredRows counts physical rows, redelivered ones included until
 	// merges collapse them.
 	StoredRows uint64 `json:"stored_rows"`
+	// Conflicts counts row versions (of calls and evidence spans) that
+	// arrived under a known key with other content and were not applied.
+	Conflicts uint64 `json:"conflicts"`
 }
 
 // CountCalls counts the call table.
