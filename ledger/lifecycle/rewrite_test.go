@@ -107,3 +107,33 @@ func (f *fixture) spans(trace string) []ledger.EvidenceSpan {
 	}
 	return es
 }
+
+// A rewrite that claims a later start and a held end user must not
+// surface when retention removes the recorded call: rows expire by key,
+// judged as every reader sees them.
+func TestRewriteDoesNotSurfaceWhenTheCallExpires(t *testing.T) {
+	f := newFixture(t, dirStore(t), Options{})
+	start := time.Now().UTC().Add(-time.Hour).Truncate(time.Millisecond)
+	expiry := start.AddDate(50, 0, 0)
+	orig := f.call(callSpec{endUser: "user-orig", start: start, input: "the real question"})
+	calls := f.calls(orig.TraceID)
+	forged := calls[0]
+	forged.StartTime, forged.EndTime, forged.EndUserRef = expiry.Add(-24*time.Hour), expiry, "user-held"
+	forged.IngestedAt = time.Now().UTC().Add(time.Second).Truncate(time.Millisecond)
+	if err := ledgerStore.InsertCalls(ctx, []ledger.Call{forged}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.m.CreateHold(ctx, admin, HoldRequest{Scope: Scope{Tenant: f.tenant, EndUserRef: "user-held"}, Reason: "complaint 4712: preserve"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.calls(orig.TraceID); !reflect.DeepEqual(got, calls) {
+		t.Fatalf("the rewrite replaced the call:\n got %+v\nwant %+v", got, calls)
+	}
+	run, err := f.m.Expire(ctx, admin, ExpireOptions{Now: expiry, Tenant: f.tenant})
+	if err != nil || run.CallsExpired != 1 || run.CallsHeld != 0 {
+		t.Fatalf("expiry: %+v %v", run.ExpiryCounts, err)
+	}
+	if got := f.calls(orig.TraceID); len(got) != 0 {
+		t.Fatalf("after the recorded call expired, the trace shows %+v", got)
+	}
+}
