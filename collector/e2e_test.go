@@ -81,41 +81,54 @@ func (p *collectorProc) signal(sig syscall.Signal) {
 
 func (p *collectorProc) stats() (ledger.Counts, error) {
 	var c ledger.Counts
-	req, err := http.NewRequest(http.MethodGet, p.apiURL+"/api/v1/ledger/stats", nil)
+	err := p.get("/api/v1/ledger/stats", &c)
+	return c, err
+}
+
+// get reads a UI API path as the proxy-authenticated operator.
+func (p *collectorProc) get(path string, out any) error {
+	req, err := http.NewRequest(http.MethodGet, p.apiURL+path, nil)
 	if err != nil {
-		return c, err
+		return err
 	}
 	req.Header.Set("X-Forwarded-User", "e2e")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return c, err
+		return err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return c, fmt.Errorf("stats: %s", resp.Status)
+		return fmt.Errorf("%s: %s", path, resp.Status)
 	}
-	err = json.NewDecoder(resp.Body).Decode(&c)
-	return c, err
+	return json.NewDecoder(resp.Body).Decode(out)
 }
 
 // waitCalls polls until the ledger holds want calls, then checks it stays
-// there (no late duplicates) and that no redelivery was taken for a
-// conflicting row.
-func (p *collectorProc) waitCalls(want uint64, timeout time.Duration) {
+// there (no late duplicates) and holds conflicts conflicting rows (none
+// unless given: a redelivery is no conflict).
+func (p *collectorProc) waitCalls(want uint64, timeout time.Duration, conflicts ...uint64) {
 	p.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		if c, err := p.stats(); err == nil && c.Calls >= want {
+		if c, err := p.stats(); err == nil && c.Calls >= want && c.Conflicts >= sum(conflicts) {
 			break
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
 	time.Sleep(time.Second)
 	c, err := p.stats()
-	if err != nil || c.Calls != want || c.DistinctCalls != want || c.Conflicts != 0 {
-		p.t.Fatalf("ledger holds %+v (err %v); want exactly %d calls and no conflict\nlog: %s", c, err, want, p.dir)
+	if err != nil || c.Calls != want || c.DistinctCalls != want || c.Conflicts != sum(conflicts) {
+		p.t.Fatalf("ledger holds %+v (err %v); want exactly %d calls and %d conflicts\nlog: %s", c, err, want, sum(conflicts), p.dir)
 	}
 	p.t.Logf("ledger: %d calls, %d distinct, %d physical rows (redelivered rows collapse on merge), %d conflicts", c.Calls, c.DistinctCalls, c.StoredRows, c.Conflicts)
+}
+
+func sum(ns []uint64) uint64 {
+	var s uint64
+	for _, n := range ns {
+		s += n
+	}
+	return s
 }
 
 // callBatches makes n LLM call spans in batches of random size, with the
