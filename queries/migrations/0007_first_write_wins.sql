@@ -26,11 +26,13 @@
 -- Existing data: a new table per ledger table, filled with every physical
 -- row of the old one (rows a rewrite had superseded but merges had not yet
 -- removed come back as the original, the rewrite as a conflict), then
--- swapped in with EXCHANGE. The copy and the swap run only while the live
--- table lacks ingest_order, so the migration can run again after a crash at
--- any point. The materialized views are created after the swap because
--- they follow a table by name: renaming llm_calls or evidence_spans later
--- must recreate them.
+-- swapped in with EXCHANGE; merges of the new table are stopped until its
+-- versions are in row_versions. The copy and the swap run only while the
+-- live table lacks ingest_order (the "only if" guards), so the migration
+-- can run again after a crash at any point. The materialized views are
+-- created after the swap: a view did not follow its table through a RENAME
+-- when tried, so renaming llm_calls or evidence_spans later must recreate
+-- them.
 
 CREATE TABLE IF NOT EXISTS llm_calls_0007
 (
