@@ -2,6 +2,7 @@ package backend_test
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -10,13 +11,17 @@ import (
 
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/chdbengine"
+	"github.com/docketlabs/docket/ledger/engine"
 	"github.com/docketlabs/docket/queries"
 )
 
 // Migration 0007 moves a ledger written under "newest insert wins" to
 // "first write wins": rows survive unchanged, a rewrite that merges had
 // not yet removed gives the original back and becomes a conflict, and the
-// migration can run again after a crash at any point.
+// migration can run again after a crash at any point: after each of its
+// statements (each case in a database of its own), it is run again as a
+// restart does, and once more whole, as after a crash before it was
+// recorded.
 func TestFirstWriteWinsMigration(t *testing.T) {
 	ctx := context.Background()
 	eng, err := chdbengine.Open(t.TempDir())
@@ -24,6 +29,28 @@ func TestFirstWriteWinsMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
+	ms, err := queries.Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m7 := ms[slices.IndexFunc(ms, func(m queries.Migration) bool { return m.Version == 7 })]
+	for crash := 0; crash <= len(m7.Statements); crash++ {
+		db := fmt.Sprintf("crash_after_%d", crash)
+		for _, q := range []string{"CREATE DATABASE " + db, "USE " + db} {
+			if err := eng.Exec(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		checkMigration(t, eng, m7, crash)
+	}
+	if err := eng.Exec(ctx, "USE default"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func checkMigration(t *testing.T, eng engine.Engine, m7 queries.Migration, crash int) {
+	t.Helper()
+	ctx := context.Background()
 	store := ledger.NewStore(eng)
 	if err := store.MigrateTo(ctx, 6); err != nil {
 		t.Fatal(err)
@@ -52,35 +79,11 @@ func TestFirstWriteWinsMigration(t *testing.T) {
 		t.Fatalf("under 0006 the newest insert wins: %+v %v", before, err)
 	}
 
-	// A crash after the call table was swapped, before the span table was.
-	ms, err := queries.Migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m7 := ms[slices.IndexFunc(ms, func(m queries.Migration) bool { return m.Version == 7 })]
-	swapped := 1 + slices.IndexFunc(m7.Statements, func(s queries.Statement) bool { return strings.HasPrefix(s.SQL, "EXCHANGE") })
-	for _, stmt := range m7.Statements[:swapped] {
-		if err := eng.Exec(ctx, stmt.SQL); err != nil {
-			t.Fatal(err)
-		}
-	}
+	runStatements(t, eng, m7.Statements[:crash])
 	if err := store.Migrate(ctx); err != nil {
-		t.Fatal(err)
+		t.Fatalf("crash after statement %d: %v", crash, err)
 	}
-	// A crash after the last statement, before the migration was recorded.
-	for _, stmt := range m7.Statements {
-		run := stmt.OnlyIf == ""
-		if !run {
-			if err := eng.QueryJSON(ctx, stmt.OnlyIf, func(row []byte) error { run = string(row) == `{"run":1}`; return nil }); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if run {
-			if err := eng.Exec(ctx, stmt.SQL); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	runStatements(t, eng, m7.Statements)
 
 	got, err := store.CallsByTrace(ctx, orig[0].TraceID)
 	if err != nil {
@@ -91,19 +94,38 @@ func TestFirstWriteWinsMigration(t *testing.T) {
 	want[0].SpanID, want[0].ResponseModel = "00000000000000a1", "gpt-4o"
 	slices.SortFunc(want, func(a, b ledger.Call) int { return strings.Compare(a.SpanID, b.SpanID) })
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("after 0007:\n got %+v\nwant %+v", got, want)
+		t.Fatalf("crash after statement %d: calls\n got %+v\nwant %+v", crash, got, want)
 	}
 	spans, err := store.EvidenceByTrace(ctx, span.TraceID)
 	if err != nil || len(spans) != 1 || !slices.Equal(spans[0].ContentRefs, []string{"r"}) {
-		t.Fatalf("evidence after 0007: %+v %v", spans, err)
+		t.Fatalf("crash after statement %d: evidence %+v %v", crash, spans, err)
 	}
 	conflicts, err := store.ConflictsByTrace(ctx, orig[0].TraceID)
 	if err != nil || len(conflicts) != 1 || conflicts[0].SpanID != forged.SpanID || conflicts[0].ConflictingService != "intruder" ||
 		conflicts[0].OriginalService != "chat-api" || !conflicts[0].ReceivedAt.Equal(forged.IngestedAt) {
-		t.Fatalf("conflicts after 0007: %+v %v", conflicts, err)
+		t.Fatalf("crash after statement %d: conflicts %+v %v", crash, conflicts, err)
 	}
 	c, err := store.CountCalls(ctx)
-	if err != nil || c.Calls != 2 || c.DistinctCalls != 2 {
-		t.Fatalf("counts after 0007: %+v %v", c, err)
+	if err != nil || c.Calls != 2 || c.DistinctCalls != 2 || c.Conflicts != 1 {
+		t.Fatalf("crash after statement %d: counts %+v %v", crash, c, err)
+	}
+}
+
+// runStatements runs migration statements as Migrate does, guards included.
+func runStatements(t *testing.T, eng engine.Engine, stmts []queries.Statement) {
+	t.Helper()
+	ctx := context.Background()
+	for i, stmt := range stmts {
+		run := stmt.OnlyIf == ""
+		if !run {
+			if err := eng.QueryJSON(ctx, stmt.OnlyIf, func(row []byte) error { run = string(row) == `{"run":1}`; return nil }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if run {
+			if err := eng.Exec(ctx, stmt.SQL); err != nil {
+				t.Fatalf("statement %d: %v", i+1, err)
+			}
+		}
 	}
 }
