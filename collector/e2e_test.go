@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
 	"github.com/docketlabs/docket/internal/proctest"
+	"github.com/docketlabs/docket/ledger"
 )
 
 // docketBinary builds the docket command.
@@ -78,45 +79,56 @@ func (p *collectorProc) signal(sig syscall.Signal) {
 	p.cmd = nil
 }
 
-func (p *collectorProc) stats() (calls, distinct, stored uint64, err error) {
-	req, err := http.NewRequest(http.MethodGet, p.apiURL+"/api/v1/ledger/stats", nil)
+func (p *collectorProc) stats() (ledger.Counts, error) {
+	var c ledger.Counts
+	err := p.get("/api/v1/ledger/stats", &c)
+	return c, err
+}
+
+// get reads a UI API path as the proxy-authenticated operator.
+func (p *collectorProc) get(path string, out any) error {
+	req, err := http.NewRequest(http.MethodGet, p.apiURL+path, nil)
 	if err != nil {
-		return 0, 0, 0, err
+		return err
 	}
 	req.Header.Set("X-Forwarded-User", "e2e")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, 0, 0, err
+		return err
 	}
 	defer resp.Body.Close()
-	var s struct{ Calls, Distinct_calls, Stored_rows uint64 }
 	if resp.StatusCode != http.StatusOK {
-		return 0, 0, 0, fmt.Errorf("stats: %s", resp.Status)
+		return fmt.Errorf("%s: %s", path, resp.Status)
 	}
-	err = json.NewDecoder(resp.Body).Decode(&s)
-	return s.Calls, s.Distinct_calls, s.Stored_rows, err
+	return json.NewDecoder(resp.Body).Decode(out)
 }
 
 // waitCalls polls until the ledger holds want calls, then checks it stays
-// there (no late duplicates).
-func (p *collectorProc) waitCalls(want uint64, timeout time.Duration) {
+// there (no late duplicates) and holds conflicts conflicting rows (none
+// unless given: a redelivery is no conflict).
+func (p *collectorProc) waitCalls(want uint64, timeout time.Duration, conflicts ...uint64) {
 	p.t.Helper()
 	deadline := time.Now().Add(timeout)
-	var calls, distinct, stored uint64
-	var err error
 	for time.Now().Before(deadline) {
-		calls, distinct, stored, err = p.stats()
-		if err == nil && calls >= want {
+		if c, err := p.stats(); err == nil && c.Calls >= want && c.Conflicts >= sum(conflicts) {
 			break
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
 	time.Sleep(time.Second)
-	calls, distinct, stored, err = p.stats()
-	if err != nil || calls != want || distinct != want {
-		p.t.Fatalf("ledger holds calls=%d distinct=%d (stored rows %d, err %v); want exactly %d\nlog: %s", calls, distinct, stored, err, want, p.dir)
+	c, err := p.stats()
+	if err != nil || c.Calls != want || c.DistinctCalls != want || c.Conflicts != sum(conflicts) {
+		p.t.Fatalf("ledger holds %+v (err %v); want exactly %d calls and %d conflicts\nlog: %s", c, err, want, sum(conflicts), p.dir)
 	}
-	p.t.Logf("ledger: %d calls, %d distinct, %d physical rows (redelivered rows collapse on merge)", calls, distinct, stored)
+	p.t.Logf("ledger: %d calls, %d distinct, %d physical rows (redelivered rows collapse on merge), %d conflicts", c.Calls, c.DistinctCalls, c.StoredRows, c.Conflicts)
+}
+
+func sum(ns []uint64) uint64 {
+	var s uint64
+	for _, n := range ns {
+		s += n
+	}
+	return s
 }
 
 // callBatches makes n LLM call spans in batches of random size, with the
@@ -134,33 +146,7 @@ func callBatches(n int, rng *rand.Rand) []ptrace.Traces {
 		rs.Resource().Attributes().PutStr("service.name", "e2e")
 		spans := rs.ScopeSpans().AppendEmpty().Spans()
 		for j := 0; j < size && i < n; j, i = j+1, i+1 {
-			s := spans.AppendEmpty()
-			var tid [16]byte
-			copy(tid[:], fmt.Sprintf("%016x", i))
-			s.SetTraceID(pcommon.TraceID(tid))
-			s.SetSpanID(pcommon.SpanID{0xaa, byte(i >> 16), byte(i >> 8), byte(i), 1, 2, 3, 4})
-			now := time.Now()
-			s.SetStartTimestamp(pcommon.NewTimestampFromTime(now.Add(-time.Second)))
-			s.SetEndTimestamp(pcommon.NewTimestampFromTime(now))
-			s.SetName("chat")
-			a := s.Attributes()
-			a.PutStr("gen_ai.operation.name", "chat")
-			a.PutStr("gen_ai.provider.name", "openai")
-			a.PutStr("gen_ai.request.model", "gpt-4o-mini")
-			a.PutStr("gen_ai.response.model", "gpt-4o-mini-2024-07-18")
-			a.PutStr("gen_ai.response.id", fmt.Sprintf("chatcmpl-%d", i))
-			switch i % 10 {
-			case 1: // usage missing
-			case 2:
-				a.PutStr("gen_ai.response.model", "model-nobody-prices")
-				fallthrough
-			default:
-				a.PutInt("gen_ai.usage.input_tokens", int64(100+i%50))
-				a.PutInt("gen_ai.usage.output_tokens", int64(20+i%7))
-			}
-			if i%97 == 0 {
-				a.PutStr("gen_ai.response.id", "bad\xff\xfe-utf8\x00nul")
-			}
+			a := appendCall(spans, i)
 			if i == n/2 {
 				a.PutStr("gen_ai.request.huge", strings.Repeat("x", 10<<20))
 			}
@@ -168,6 +154,39 @@ func callBatches(n int, rng *rand.Rand) []ptrace.Traces {
 		out = append(out, td)
 	}
 	return out
+}
+
+// appendCall appends LLM call span number i (unique IDs) and returns its
+// attributes.
+func appendCall(spans ptrace.SpanSlice, i int) pcommon.Map {
+	s := spans.AppendEmpty()
+	var tid [16]byte
+	copy(tid[:], fmt.Sprintf("%016x", i))
+	s.SetTraceID(pcommon.TraceID(tid))
+	s.SetSpanID(pcommon.SpanID{0xaa, byte(i >> 16), byte(i >> 8), byte(i), 1, 2, 3, 4})
+	now := time.Now()
+	s.SetStartTimestamp(pcommon.NewTimestampFromTime(now.Add(-time.Second)))
+	s.SetEndTimestamp(pcommon.NewTimestampFromTime(now))
+	s.SetName("chat")
+	a := s.Attributes()
+	a.PutStr("gen_ai.operation.name", "chat")
+	a.PutStr("gen_ai.provider.name", "openai")
+	a.PutStr("gen_ai.request.model", "gpt-4o-mini")
+	a.PutStr("gen_ai.response.model", "gpt-4o-mini-2024-07-18")
+	a.PutStr("gen_ai.response.id", fmt.Sprintf("chatcmpl-%d", i))
+	switch i % 10 {
+	case 1: // usage missing
+	case 2:
+		a.PutStr("gen_ai.response.model", "model-nobody-prices")
+		fallthrough
+	default:
+		a.PutInt("gen_ai.usage.input_tokens", int64(100+i%50))
+		a.PutInt("gen_ai.usage.output_tokens", int64(20+i%7))
+	}
+	if i%97 == 0 {
+		a.PutStr("gen_ai.response.id", "bad\xff\xfe-utf8\x00nul")
+	}
+	return a
 }
 
 // send posts a batch until the collector accepts it; a batch the collector

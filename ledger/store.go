@@ -2,13 +2,11 @@ package ledger
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
-	"sort"
 	"sync"
 
 	"github.com/docketlabs/docket/ledger/engine"
@@ -26,10 +24,21 @@ func NewStore(eng engine.Engine) *Store { return &Store{eng: eng} }
 // Engine returns the underlying engine.
 func (s *Store) Engine() engine.Engine { return s.eng }
 
-// Migrate applies the schema migrations not yet recorded. Each migration is
-// idempotent DDL (IF NOT EXISTS), so a crash between applying and recording
-// one is repaired by running it again.
-func (s *Store) Migrate(ctx context.Context) error {
+// Migrate applies the schema migrations not yet recorded. Each migration
+// can run again (IF NOT EXISTS, or a guard on the statements that cannot),
+// so a crash between applying and recording one is repaired by running it
+// again.
+func (s *Store) Migrate(ctx context.Context) error { return s.MigrateTo(ctx, math.MaxUint32) }
+
+// migrateMu serializes migrations: the embedded engine is shared by the
+// components of one process, and each opens the store.
+var migrateMu sync.Mutex
+
+// MigrateTo applies the migrations up to version last (tests start from an
+// older schema with it).
+func (s *Store) MigrateTo(ctx context.Context, last uint32) error {
+	migrateMu.Lock()
+	defer migrateMu.Unlock()
 	if err := s.eng.Exec(ctx, queries.MustGet("schema_migrations")); err != nil {
 		return fmt.Errorf("ledger: create schema_migrations: %w", err)
 	}
@@ -52,11 +61,18 @@ func (s *Store) Migrate(ctx context.Context) error {
 		return err
 	}
 	for _, m := range migrations {
-		if applied[m.Version] {
+		if applied[m.Version] || m.Version > last {
 			continue
 		}
 		for i, stmt := range m.Statements {
-			if err := s.eng.Exec(ctx, stmt); err != nil {
+			run, err := s.guard(ctx, stmt.OnlyIf)
+			if err != nil {
+				return fmt.Errorf("ledger: migration %s statement %d: guard: %w", m.Name, i+1, err)
+			}
+			if !run {
+				continue
+			}
+			if err := s.eng.Exec(ctx, stmt.SQL); err != nil {
 				return fmt.Errorf("ledger: migration %s statement %d: %w", m.Name, i+1, err)
 			}
 		}
@@ -71,77 +87,82 @@ func (s *Store) Migrate(ctx context.Context) error {
 	return nil
 }
 
-// InsertCalls writes call rows. Retrying the same rows is harmless: the
-// dedup token drops a repeated block at insert, and ReplacingMergeTree on
-// (tenant, trace_id, span_id) collapses any row that arrives again in a
-// different batch.
+// guard runs a statement's "only if" query: no query means run.
+func (s *Store) guard(ctx context.Context, q string) (bool, error) {
+	if q == "" {
+		return true, nil
+	}
+	var r struct {
+		Run any `json:"run"`
+	}
+	if err := s.eng.QueryJSON(ctx, q, func(row []byte) error { return json.Unmarshal(row, &r) }); err != nil {
+		return false, err
+	}
+	// A comparison is a UInt8 in ClickHouse, a Bool a JSON bool.
+	switch run := r.Run.(type) {
+	case bool:
+		return run, nil
+	case float64:
+		return run != 0, nil
+	}
+	return false, fmt.Errorf("run is %v, want a number or a bool", r.Run)
+}
+
+// InsertCalls writes call rows. Writing a row again is harmless: under
+// FINAL and after merges the first ingest of a (tenant, trace_id, span_id)
+// wins (ReplacingMergeTree ordered by ingest_order), and a different row
+// under a known key is kept as a conflict (ConflictsByTrace).
 func (s *Store) InsertCalls(ctx context.Context, calls []Call) error {
 	if len(calls) == 0 {
 		return nil
 	}
-	keys := make([]string, len(calls))
-	for i := range calls {
-		keys[i] = CallKey(&calls[i])
+	buf := insertBuffers.Get().(*[]byte)
+	defer insertBuffers.Put(buf)
+	// One allocation for the rows: they encode to a few hundred bytes each.
+	b, err := EncodeCalls(slices.Grow((*buf)[:0], len(calls)*512), calls)
+	if err != nil {
+		return fmt.Errorf("ledger: encode rows: %w", err)
 	}
-	return s.insert(ctx, "insert_llm_calls", "RowBinary", keys, func(b []byte) ([]byte, error) { return EncodeCalls(b, calls) })
+	*buf = b
+	return s.insertRows(ctx, "insert_llm_calls", "RowBinary", len(calls), b)
 }
 
-// InsertCallRows writes call rows encoded by EncodeCalls, in chunks of
-// whole rows, whose keys (CallKey) are given in order, idempotently like
-// InsertCalls.
-func (s *Store) InsertCallRows(ctx context.Context, chunks [][]byte, keys []string) error {
-	if len(keys) == 0 {
+// InsertCallRows writes n call rows encoded by EncodeCalls, in chunks of
+// whole rows, like InsertCalls.
+func (s *Store) InsertCallRows(ctx context.Context, chunks [][]byte, n int) error {
+	if n == 0 {
 		return nil
 	}
-	return s.insertRows(ctx, "insert_llm_calls", "RowBinary", keys, chunks...)
+	return s.insertRows(ctx, "insert_llm_calls", "RowBinary", n, chunks...)
 }
 
 // CallKey is a call's row key: (tenant, trace_id, span_id).
 func CallKey(c *Call) string { return c.Tenant + "\x00" + c.TraceID + "\x00" + c.SpanID }
 
-// InsertEvidence writes evidence span rows, idempotently like InsertCalls.
+// InsertEvidence writes evidence span rows, first write winning like
+// InsertCalls.
 func (s *Store) InsertEvidence(ctx context.Context, spans []EvidenceSpan) error {
 	if len(spans) == 0 {
 		return nil
 	}
-	keys := make([]string, len(spans))
-	for i, e := range spans {
-		keys[i] = e.Tenant + "\x00" + e.TraceID + "\x00" + e.SpanID
-	}
-	return s.insert(ctx, "insert_evidence_spans", "JSONEachRow", keys, func(b []byte) ([]byte, error) {
-		for i := range spans {
-			row, err := json.Marshal(&spans[i])
-			if err != nil {
-				return b, err
-			}
-			b = append(append(b, row...), '\n')
-		}
-		return b, nil
-	})
-}
-
-// insert runs the named INSERT with the rows encode appends, in format.
-func (s *Store) insert(ctx context.Context, name, format string, keys []string, encode func([]byte) ([]byte, error)) error {
 	buf := insertBuffers.Get().(*[]byte)
 	defer insertBuffers.Put(buf)
-	// One allocation for the rows: they encode to a few hundred bytes each.
-	b, err := encode(slices.Grow((*buf)[:0], len(keys)*512))
-	if err != nil {
-		return fmt.Errorf("ledger: encode rows: %w", err)
+	b := (*buf)[:0]
+	for i := range spans {
+		row, err := json.Marshal(&spans[i])
+		if err != nil {
+			return fmt.Errorf("ledger: encode rows: %w", err)
+		}
+		b = append(append(b, row...), '\n')
 	}
 	*buf = b
-	return s.insertRows(ctx, name, format, keys, b)
+	return s.insertRows(ctx, "insert_evidence_spans", "JSONEachRow", len(spans), b)
 }
 
-// insertRows runs the named INSERT with data, whose rows have keys, under a
-// dedup token made of the keys.
-func (s *Store) insertRows(ctx context.Context, name, format string, keys []string, data ...[]byte) error {
-	query, err := engine.Bind(queries.MustGet(name), map[string]any{"token": dedupToken(keys)})
-	if err != nil {
-		return err
-	}
-	if err := s.eng.Insert(ctx, query, format, data...); err != nil {
-		return fmt.Errorf("ledger: insert %d rows (%s): %w", len(keys), name, err)
+// insertRows runs the named INSERT with n rows of data.
+func (s *Store) insertRows(ctx context.Context, name, format string, n int, data ...[]byte) error {
+	if err := s.eng.Insert(ctx, queries.MustGet(name), format, data...); err != nil {
+		return fmt.Errorf("ledger: insert %d rows (%s): %w", n, name, err)
 	}
 	return nil
 }
@@ -149,19 +170,6 @@ func (s *Store) insertRows(ctx context.Context, name, format string, keys []stri
 // insertBuffers keeps statement buffers between batches: allocating and
 // zeroing megabytes per insert was a visible share of the exporter's CPU.
 var insertBuffers = sync.Pool{New: func() any { return new([]byte) }}
-
-// dedupToken identifies a batch by its row keys, independent of order and of
-// ingestion time, so a retried batch carries the same token.
-func dedupToken(keys []string) string {
-	sorted := append([]string(nil), keys...)
-	sort.Strings(sorted)
-	h := sha256.New()
-	for _, k := range sorted {
-		h.Write([]byte(k))
-		h.Write([]byte{'\n'})
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
 
 var traceIDPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
@@ -201,6 +209,9 @@ type Counts struct {
 	// StoredRows counts physical rows, redelivered ones included until
 	// merges collapse them.
 	StoredRows uint64 `json:"stored_rows"`
+	// Conflicts counts row versions (of calls and evidence spans) that
+	// arrived under a known key with other content and were not applied.
+	Conflicts uint64 `json:"conflicts"`
 }
 
 // CountCalls counts the call table.

@@ -3,7 +3,9 @@
 -- optimize_on_insert = 0: collapsing repeated span keys while inserting was
 -- 30% of the engine's insert CPU, and it never sufficed anyway (a repeat in
 -- another batch lands in another part): merges and FINAL, which every
--- reader uses, collapse repeats wherever they are.
+-- reader uses, collapse repeats wherever they are, keeping the first ingest.
+-- insert_deduplicate = 0: no block is ever dropped as "already inserted";
+-- exactly-once comes from the table (migration 0007).
 INSERT INTO llm_calls (
     tenant, trace_id, span_id, parent_span_id, service_name, span_name,
     start_time, end_time, duration_ms, ttft_ms,
@@ -14,4 +16,4 @@ INSERT INTO llm_calls (
     end_user_ref, input_ref, output_ref, system_instructions_ref, tool_definitions_ref, content_status, content_bytes,
     cost_usd, cost_status, price_ref, attribute_issues, ingested_at
 )
-SETTINGS insert_deduplication_token = {token:String}, optimize_on_insert = 0
+SETTINGS insert_deduplicate = 0, optimize_on_insert = 0

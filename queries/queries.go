@@ -39,7 +39,16 @@ func MustGet(name string) string {
 type Migration struct {
 	Version    uint32
 	Name       string
-	Statements []string
+	Statements []Statement
+}
+
+// Statement is one statement of a migration. A statement that cannot be
+// written to run again harmlessly (EXCHANGE TABLES) is preceded by a line
+// "-- only if: SELECT ... AS run": it runs only while that query returns a
+// true run, so a migration interrupted by a crash can be applied again.
+type Statement struct {
+	SQL    string
+	OnlyIf string
 }
 
 // Migrations returns the schema migrations in version order.
@@ -71,25 +80,34 @@ func Migrations() ([]Migration, error) {
 	return out, nil
 }
 
+// onlyIf starts the comment line that guards the next statement.
+const onlyIf = "-- only if:"
+
 // splitStatements splits on ";" at line ends; migrations are our own files,
 // so a full SQL lexer is not needed.
-func splitStatements(s string) []string {
-	var out []string
+func splitStatements(s string) []Statement {
+	var out []Statement
 	var cur strings.Builder
+	var guard string
 	for _, line := range strings.Split(s, "\n") {
 		trimmed := strings.TrimSpace(line)
+		if g, ok := strings.CutPrefix(trimmed, onlyIf); ok && cur.Len() == 0 {
+			guard = strings.TrimSpace(g)
+			continue
+		}
 		if strings.HasPrefix(trimmed, "--") || (trimmed == "" && cur.Len() == 0) {
 			continue
 		}
 		cur.WriteString(line)
 		cur.WriteByte('\n')
 		if strings.HasSuffix(trimmed, ";") {
-			out = append(out, strings.TrimSuffix(strings.TrimSpace(cur.String()), ";"))
+			out = append(out, Statement{SQL: strings.TrimSuffix(strings.TrimSpace(cur.String()), ";"), OnlyIf: guard})
 			cur.Reset()
+			guard = ""
 		}
 	}
 	if rest := strings.TrimSpace(cur.String()); rest != "" {
-		out = append(out, rest)
+		out = append(out, Statement{SQL: rest, OnlyIf: guard})
 	}
 	return out
 }

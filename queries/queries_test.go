@@ -1,6 +1,7 @@
 package queries
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -15,7 +16,7 @@ func TestMigrationsParse(t *testing.T) {
 	}
 	for _, m := range ms {
 		for _, s := range m.Statements {
-			if strings.HasSuffix(s, ";") || strings.TrimSpace(s) == "" {
+			if strings.HasSuffix(s.SQL, ";") || strings.TrimSpace(s.SQL) == "" {
 				t.Errorf("%s: bad statement %q", m.Name, s)
 			}
 		}
@@ -26,9 +27,9 @@ func TestMigrationsParse(t *testing.T) {
 }
 
 func TestSplitStatements(t *testing.T) {
-	got := splitStatements("-- comment\nCREATE TABLE a (x String);\n\nCREATE TABLE b\n(\n  y String -- trailing\n);\nSELECT 1")
-	want := []string{"CREATE TABLE a (x String)", "CREATE TABLE b\n(\n  y String -- trailing\n)", "SELECT 1"}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
+	got := splitStatements("-- comment\nCREATE TABLE a (x String);\n\n-- only if: SELECT 1 AS run\nCREATE TABLE b\n(\n  y String -- trailing\n);\nSELECT 1")
+	want := []Statement{{SQL: "CREATE TABLE a (x String)"}, {SQL: "CREATE TABLE b\n(\n  y String -- trailing\n)", OnlyIf: "SELECT 1 AS run"}, {SQL: "SELECT 1"}}
+	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %q", got)
 	}
 }

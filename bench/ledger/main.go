@@ -35,7 +35,6 @@ import (
 	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/chdbengine"
-	"github.com/docketlabs/docket/ledger/engine"
 	"github.com/docketlabs/docket/ledger/pricing"
 	"github.com/docketlabs/docket/queries"
 )
@@ -155,9 +154,8 @@ func rawInsertRate(batches []ptrace.Traces) (rate, cpuPer1000 float64, err error
 		return 0, 0, err
 	}
 	x := &ledger.Extractor{TenantAttribute: conventions.TenantAttribute, DefaultTenant: conventions.DefaultTenant, Prices: prices}
-	// The statement and rows the exporter writes, encoded beforehand, with
-	// a token per insert; up to insertBatch rows per insert as the queue
-	// batches.
+	// The statement and rows the exporter writes, encoded beforehand; up to
+	// insertBatch rows per insert as the queue batches.
 	insertSQL := queries.MustGet("insert_llm_calls")
 	type insert struct {
 		query string
@@ -170,15 +168,11 @@ func rawInsertRate(batches []ptrace.Traces) (rate, cpuPer1000 float64, err error
 		if len(calls) == 0 {
 			return nil
 		}
-		q, err := engine.Bind(insertSQL, map[string]any{"token": fmt.Sprint("raw-", len(inserts))})
-		if err != nil {
-			return err
-		}
 		data, err := ledger.EncodeCalls(nil, calls)
 		if err != nil {
 			return err
 		}
-		inserts = append(inserts, insert{q, data})
+		inserts = append(inserts, insert{insertSQL, data})
 		calls = calls[:0]
 		return nil
 	}

@@ -130,6 +130,7 @@ const callsTable = "calls"
 
 var (
 	calls       = table{callsTable, "audit_calls"}
+	conflicts   = table{"conflicts", "audit_conflicts"}
 	accessLog   = table{"access_log", "audit_access_log"}
 	stateTables = []table{
 		{"legal_holds", "audit_legal_holds"},
@@ -246,7 +247,7 @@ func (w *bundleWriter) write(ctx context.Context, actor, eventID string) (Manife
 	}); err != nil {
 		return Manifest{}, fmt.Errorf("audit: engine version: %w", err)
 	}
-	tables := []table{calls}
+	tables := []table{calls, conflicts}
 	if w.req.IncludeAccessLog {
 		tables = append(tables, accessLog)
 	}

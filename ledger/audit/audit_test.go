@@ -108,7 +108,8 @@ func TestExportRoundTripEveryFormat(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		if len(m.Files) != 1 || m.Files[0].Name != "calls."+string(f) || m.Files[0].Rows != 3 || len(m.Files[0].Columns) != 46 {
+		if len(m.Files) != 2 || m.Files[0].Name != "calls."+string(f) || m.Files[0].Rows != 3 || len(m.Files[0].Columns) != 46 ||
+			m.Files[1].Name != "conflicts."+string(f) || m.Files[1].Rows != 0 {
 			t.Fatalf("%s: files %+v", f, m.Files)
 		}
 		if d := totalsDiff(wantTotals, m.Totals); d != nil {
@@ -122,12 +123,12 @@ func TestExportRoundTripEveryFormat(t *testing.T) {
 			t.Errorf("%s: manifest.json differs from the returned manifest", f)
 		}
 		report, err := Verify(ctx, dir, engineOnly(store.Engine()))
-		if err != nil || len(report.Files) != 1 || !report.Files[0].OK {
+		if err != nil || len(report.Files) != 2 || !report.Files[0].OK || !report.Files[1].OK {
 			t.Fatalf("%s: verify: %v %+v", f, err, report)
 		}
 		roots = append(roots, m.Root)
 		entries, err := os.ReadDir(dir)
-		if err != nil || len(entries) != 2 {
+		if err != nil || len(entries) != 3 {
 			t.Fatalf("%s: bundle holds %v (%v)", f, entries, err)
 		}
 		for _, e := range entries {
@@ -501,7 +502,7 @@ func TestEveryAttemptIsRecorded(t *testing.T) {
 	}
 	e := accessEntries(t, tenant, "alma")
 	if len(e) != 1 || e[0].Outcome != access.OutcomeAllowed || e[0].Ref != m.Root || e[0].EventID != m.AccessEventID ||
-		e[0].Detail != "format=jsonl calls=1" || e[0].Reason != ok.Reason {
+		e[0].Detail != "format=jsonl calls=1 conflicts=0" || e[0].Reason != ok.Reason {
 		t.Errorf("allowed export recorded as %+v (root %s)", e, m.Root)
 	}
 }
@@ -532,7 +533,7 @@ func TestExportWithAccessLogAndState(t *testing.T) {
 		for _, file := range m.Files {
 			rows[file.Table] = file.Rows
 		}
-		if len(m.Files) != 6 || rows["calls"] != 1 || rows["legal_holds"] != 1 || rows["access_log"] < 1 || rows["deletion_jobs"] != 0 {
+		if len(m.Files) != 7 || rows["calls"] != 1 || rows["legal_holds"] != 1 || rows["access_log"] < 1 || rows["deletion_jobs"] != 0 {
 			t.Errorf("%s: files %v", f, rows)
 		}
 		if _, err := Verify(ctx, dir, engineOnly(store.Engine())); err != nil {

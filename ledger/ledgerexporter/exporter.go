@@ -178,8 +178,8 @@ func (e *ledgerExporter) push(ctx context.Context, req xexporterhelper.Request) 
 		e.fail(ctx, err)
 		return err
 	}
-	chunks, keys := r.chunks()
-	if err := store.InsertCallRows(ctx, chunks, keys); err != nil {
+	chunks, n := r.chunks()
+	if err := store.InsertCallRows(ctx, chunks, n); err != nil {
 		e.fail(ctx, err)
 		return err
 	}
@@ -188,7 +188,7 @@ func (e *ledgerExporter) push(ctx context.Context, req xexporterhelper.Request) 
 		return err
 	}
 	e.outage.success()
-	e.calls.Add(ctx, int64(len(keys)))
+	e.calls.Add(ctx, int64(n))
 	e.evidence.Add(ctx, int64(len(r.evidence)))
 	return nil
 }

@@ -75,15 +75,13 @@ func (r *rows) BytesSize() int {
 	return n
 }
 
-// chunks are the call rows as the engine takes them, with their keys.
-func (r *rows) chunks() ([][]byte, []string) {
+// chunks are the call rows as the engine takes them, and their number.
+func (r *rows) chunks() ([][]byte, int) {
 	chunks := make([][]byte, 0, len(r.segs))
-	keys := make([]string, 0, r.calls())
 	for _, s := range r.segs {
 		chunks = append(chunks, s.calls)
-		keys = append(keys, s.keys...)
 	}
-	return chunks, keys
+	return chunks, r.calls()
 }
 
 // MergeSplit appends other's rows to r and cuts the result into requests

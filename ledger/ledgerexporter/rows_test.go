@@ -202,7 +202,7 @@ func TestQueuedSpansOfEarlierVersionsBecomeRows(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		_, keys := req.(*rows).chunks()
+		keys := req.(*rows).segs[0].keys
 		if len(keys) != 1 || keys[0] != "default\x00"+span.TraceID().String()+"\x00"+span.SpanID().String() {
 			t.Fatalf("%s: keys %q", name, keys)
 		}

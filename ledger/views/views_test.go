@@ -808,7 +808,7 @@ func TestPreciseLookupIndexes(t *testing.T) {
 		t.Fatal("no migration 0005")
 	}
 	for i, stmt := range ms[i].Statements {
-		if err := store.Engine().Exec(ctx, stmt); err != nil {
+		if err := store.Engine().Exec(ctx, stmt.SQL); err != nil {
 			t.Fatalf("statement %d again: %v", i+1, err)
 		}
 	}

@@ -46,7 +46,10 @@ type Evidence struct {
 	EvidenceSpans []ledger.EvidenceSpan `json:"evidence_spans"`
 	Timeline      []TimelineSpan        `json:"timeline"`
 	Replays       []replay.Record       `json:"replays"`
-	Totals        Totals                `json:"totals"`
+	// Conflicts are rows received under a key of this trace with other
+	// content; the rows shown are the first ones received.
+	Conflicts []ledger.Conflict `json:"conflicts"`
+	Totals    Totals            `json:"totals"`
 	// CanReveal says whether the session may reveal content of every
 	// tenant in this trace.
 	CanReveal bool `json:"can_reveal"`
@@ -149,6 +152,9 @@ func (a *api) evidence(r *http.Request, s auth.Session) (int, any, error) {
 		ev.Calls = append(ev.Calls, ce)
 	}
 	if ev.Replays, err = a.replays(ctx, id, granted); err != nil {
+		return 0, nil, err
+	}
+	if ev.Conflicts, err = a.conflicts(ctx, id, granted); err != nil {
 		return 0, nil, err
 	}
 	ev.Timeline = timeline(calls, spans)

@@ -211,9 +211,17 @@ func TestEvidenceUIInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// An attacker re-sends the call's span key with another model: the
+	// page keeps the call as recorded and tells of the rewrite attempt.
+	call := ev.Calls[0]
+	s.sendForgedCall(call)
+	s.waitConflicts(admin, plain, 1)
+
 	// All evidence fields of the demo request, as the API has them.
 	p.visit("/complaints/" + plain)
-	call := ev.Calls[0]
+	if got := p.text(tid("conflicts")); !strings.Contains(got, "intruder") || !strings.Contains(got, "first recorded") {
+		t.Errorf("rewrite notice: %q", got)
+	}
 	for field, want := range map[string]string{"response_model": call.ResponseModel, "response_id": call.ResponseID,
 		"request_model": call.RequestModel, "service_name": call.ServiceName, "operation": call.Operation} {
 		if got := p.text(chromedp.CSS(`[data-testid="call"] [data-field="` + field + `"]`)); got != want {

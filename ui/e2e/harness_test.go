@@ -23,6 +23,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ui/apiclient"
 
 	"github.com/docketlabs/docket/internal/proctest"
@@ -236,6 +237,41 @@ func (s *stack) sendToolSpan(traceID, arguments string) {
 	sp.Attributes().PutStr("gen_ai.operation.name", "execute_tool")
 	sp.Attributes().PutStr("gen_ai.tool.name", "lookup_account")
 	sp.Attributes().PutStr("gen_ai.tool.call.arguments", arguments)
+	s.export(td)
+}
+
+// sendForgedCall re-sends a recorded call's span key over OTLP from
+// another service with another response model, as an attacker who can
+// reach the OTLP port would.
+func (s *stack) sendForgedCall(c ledger.Call) {
+	s.t.Helper()
+	var tid pcommon.TraceID
+	var sid pcommon.SpanID
+	if _, err := hex.Decode(tid[:], []byte(c.TraceID)); err != nil {
+		s.t.Fatal(err)
+	}
+	if _, err := hex.Decode(sid[:], []byte(c.SpanID)); err != nil {
+		s.t.Fatal(err)
+	}
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "intruder")
+	sp := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	sp.SetTraceID(tid)
+	sp.SetSpanID(sid)
+	sp.SetName("chat")
+	sp.SetStartTimestamp(pcommon.NewTimestampFromTime(c.StartTime))
+	sp.SetEndTimestamp(pcommon.NewTimestampFromTime(c.EndTime))
+	sp.Attributes().PutStr("gen_ai.operation.name", "chat")
+	sp.Attributes().PutStr("gen_ai.provider.name", c.Provider)
+	sp.Attributes().PutStr("gen_ai.request.model", c.RequestModel)
+	sp.Attributes().PutStr("gen_ai.response.model", "attacker-model")
+	s.export(td)
+}
+
+// export sends spans to the collector over OTLP/gRPC.
+func (s *stack) export(td ptrace.Traces) {
+	s.t.Helper()
 	conn, err := grpc.NewClient(s.otlp, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		s.t.Fatal(err)
@@ -246,6 +282,22 @@ func (s *stack) sendToolSpan(traceID, arguments string) {
 	if _, err := ptraceotlp.NewGRPCClient(conn).Export(ctx, ptraceotlp.NewExportRequestFromTraces(td)); err != nil {
 		s.t.Fatal(err)
 	}
+}
+
+// waitConflicts polls the API as c until the trace lists n conflicts.
+func (s *stack) waitConflicts(c *apiclient.Client, traceID string, n int) {
+	s.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		var ev struct {
+			Conflicts []ledger.Conflict `json:"conflicts"`
+		}
+		if err := c.Get(context.Background(), "/api/v1/evidence/"+traceID, &ev); err == nil && len(ev.Conflicts) >= n {
+			return
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	s.t.Fatalf("trace %s never showed %d conflicts\n%s", traceID, n, s.logText())
 }
 
 // waitSpanContent waits until the trace's evidence lists a span with

@@ -44,8 +44,10 @@ function evidence(ctx, ev) {
   const spans = Array.isArray(ev.evidence_spans) ? ev.evidence_spans : [];
   const timeline = Array.isArray(ev.timeline) ? ev.timeline : [];
   const replays = Array.isArray(ev.replays) ? ev.replays : [];
+  const conflicts = Array.isArray(ev.conflicts) ? ev.conflicts : [];
   return [
     summary(ev, calls, timeline),
+    conflictsNotice(conflicts, calls),
     h('section', { class: 'calls', testid: 'calls' },
       h('h2', null, `LLM calls (${calls.length})`),
       calls.length === 0 ? empty('This trace has no LLM calls in the ledger.') : calls.map((c, i) => callCard(ctx, ev, c, i, calls.length))),
@@ -344,6 +346,27 @@ function timelineSection(spans) {
       h('span', { class: 'key key-error' }), 'error'),
     h('div', { class: 'chart-box' }, svg),
     truncated > 0 ? h('p', { class: 'hint' }, `${truncated} more spans are not drawn.`) : null);
+}
+
+// conflictsNotice tells that rows arrived again under a recorded key with
+// other content: what the page shows is what was recorded first, and the
+// later versions were kept aside, never applied.
+function conflictsNotice(conflicts, calls) {
+  if (conflicts.length === 0) {
+    return null;
+  }
+  const callNo = new Map(calls.map((c, i) => [c.span_id, i + 1]));
+  return section('Rewrite attempts', { testid: 'conflicts', class: 'panel conflicts' },
+    h('p', null, `${fmt.plural(conflicts.length, 'row')} of this trace arrived again with different content. `
+      + 'The rows on this page are the ones first recorded; the later versions were not applied.'),
+    table({ testid: 'conflict-rows' }, ['Row', 'Sent by (service)', 'Tenant', 'Received (UTC)', 'Recorded row hash', 'Received row hash'],
+      conflicts.map((c) => h('tr', null,
+        td(c.source === 'llm_calls' && callNo.has(c.span_id) ? `call ${callNo.get(c.span_id)} (span ${c.span_id})` : `span ${c.span_id}`),
+        td(c.conflicting_service || NR),
+        td(c.tenant),
+        td(timeEl(c.received_at)),
+        td(h('code', null, String(c.original_hash).slice(0, 16))),
+        td(h('code', null, String(c.conflicting_hash).slice(0, 16)))))));
 }
 
 function replaysSection(records, calls) {

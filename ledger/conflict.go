@@ -1,0 +1,42 @@
+package ledger
+
+import (
+	"context"
+	"time"
+
+	"github.com/docketlabs/docket/ledger/engine"
+)
+
+// Values of Conflict.Source: the ledger table whose row was contested.
+const (
+	SourceCalls    = "llm_calls"
+	SourceEvidence = "evidence_spans"
+)
+
+// Conflict is a row received under the key of a stored row, with other
+// content. The stored row is never replaced: the first ingest of a key is
+// the row every reader sees, and each other version is kept as a conflict.
+// Hashes are SHA-256 over every column but ingested_at.
+type Conflict struct {
+	Source             string    `json:"source"`
+	Tenant             string    `json:"tenant"`
+	TraceID            string    `json:"trace_id"`
+	SpanID             string    `json:"span_id"`
+	OriginalHash       string    `json:"original_hash"`
+	OriginalService    string    `json:"original_service"`
+	OriginalIngestedAt time.Time `json:"original_ingested_at"`
+	ConflictingHash    string    `json:"conflicting_hash"`
+	// ConflictingService is the sender's service.name (its tenant is
+	// Tenant: the key includes it).
+	ConflictingService string `json:"conflicting_service"`
+	// ReceivedAt is when this version first arrived.
+	ReceivedAt time.Time `json:"received_at"`
+}
+
+// ConflictsByTrace returns the conflicts of one trace, of every tenant;
+// callers filter by the tenants their reader may see.
+func (s *Store) ConflictsByTrace(ctx context.Context, traceID string) ([]Conflict, error) {
+	var out []Conflict
+	err := s.query(ctx, "conflicts_by_trace", map[string]any{"trace_id": traceID}, engine.DecodeRows(&out))
+	return out, err
+}
