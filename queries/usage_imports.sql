@@ -5,4 +5,4 @@ FROM usage_imports
 WHERE {provider:String} = '' OR provider = {provider:String}
 ORDER BY imported_at DESC, import_id
 LIMIT {limit:UInt32}
-SETTINGS date_time_output_format = 'iso'
+SETTINGS date_time_output_format = 'iso', output_format_json_quote_64bit_integers = 0

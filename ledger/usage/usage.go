@@ -193,3 +193,7 @@ func deref(p *string) string {
 	}
 	return *p
 }
+
+// ReportsRequests tells whether provider's report counts requests (OpenAI's
+// num_model_requests); Anthropic's usage report counts tokens only.
+func ReportsRequests(provider string) bool { return provider == ProviderOpenAI }
