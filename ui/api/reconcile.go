@@ -1,0 +1,62 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/usage"
+	"github.com/docketlabs/docket/reconcile"
+	"github.com/docketlabs/docket/ui/auth"
+)
+
+// reconcileDays is the range shown when none is asked for: the last week.
+const reconcileDays = 7
+
+// reconcileReport compares the ledger with the imported provider usage
+// reports. A provider bills the whole organization, so the ledger side
+// counts every tenant's calls: it needs a grant of all tenants, like the
+// ledger totals.
+func (a *api) reconcileReport(r *http.Request, s auth.Session) (int, any, error) {
+	if !auth.Covers(s.Tenants(access.RoleViewer), access.AllTenants) {
+		return 0, nil, httpError(http.StatusForbidden, "reconciliation counts every tenant's calls: it needs a grant of all tenants")
+	}
+	q := r.URL.Query()
+	from, err := timeParam(r, "from")
+	if err != nil {
+		return 0, nil, err
+	}
+	to, err := timeParam(r, "to")
+	if err != nil {
+		return 0, nil, err
+	}
+	if to.IsZero() {
+		to = time.Now().UTC().Truncate(24 * time.Hour).AddDate(0, 0, 1)
+	}
+	if from.IsZero() {
+		from = to.AddDate(0, 0, -reconcileDays)
+	}
+	o := reconcile.Options{From: from, To: to, Provider: q.Get("provider")}
+	if t := q.Get("tolerance"); t != "" {
+		if o.TolerancePercent, err = strconv.ParseFloat(t, 64); err != nil || o.TolerancePercent <= 0 {
+			return 0, nil, httpError(http.StatusBadRequest, "tolerance must be a positive percentage")
+		}
+	}
+	rep, err := reconcile.Reconcile(r.Context(), a.Ledger, o)
+	if errors.Is(err, reconcile.ErrInvalid) {
+		return 0, nil, httpError(http.StatusBadRequest, err.Error())
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	imports, err := usage.Imports(r.Context(), a.Ledger, o.Provider, 20)
+	if err != nil {
+		return 0, nil, err
+	}
+	if imports == nil {
+		imports = []usage.Import{}
+	}
+	return http.StatusOK, map[string]any{"report": rep, "imports": imports}, nil
+}
