@@ -3,9 +3,14 @@ package usage
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/docketlabs/docket/ledger"
@@ -79,4 +84,33 @@ func Imports(ctx context.Context, st *ledger.Store, provider string, limit int) 
 		return nil, fmt.Errorf("usage: list imports: %w", err)
 	}
 	return out, nil
+}
+
+// Import pulls the days [from, to) and saves them as one import by actor,
+// covering exactly those days.
+func (c Client) Import(ctx context.Context, st *ledger.Store, from, to time.Time, actor string) (Import, error) {
+	rows, err := c.Pull(ctx, from, to)
+	if err != nil {
+		return Import{}, err
+	}
+	return Save(ctx, st, Import{Actor: actor, Source: SourceAPI, Origin: strings.Join(c.Endpoints(), " "), Provider: c.Provider,
+		FromDay: from.UTC().Format(time.DateOnly), ToDay: to.UTC().Format(time.DateOnly)}, rows)
+}
+
+// ImportFile parses a provider's CSV export at path and saves it as one
+// import by actor; the provenance names the file and its SHA-256, so the
+// import can be matched to the very file later.
+func ImportFile(ctx context.Context, st *ledger.Store, provider, path, actor string) (Import, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Import{}, fmt.Errorf("usage: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	rows, err := ParseCSV(provider, io.TeeReader(f, h))
+	if err != nil {
+		return Import{}, fmt.Errorf("%s: %w", filepath.Base(path), err)
+	}
+	origin := fmt.Sprintf("%s (sha256 %x)", filepath.Base(path), h.Sum(nil))
+	return Save(ctx, st, Import{Actor: actor, Source: SourceFile, Origin: origin, Provider: provider}, rows)
 }
