@@ -33,7 +33,7 @@ func (a *api) reconcileReport(r *http.Request, s auth.Session) (int, any, error)
 		return 0, nil, err
 	}
 	if to.IsZero() {
-		to = time.Now().UTC().Truncate(24 * time.Hour).AddDate(0, 0, 1)
+		to = time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, 1)
 	}
 	if from.IsZero() {
 		from = to.AddDate(0, 0, -reconcileDays)
