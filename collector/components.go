@@ -33,6 +33,7 @@ import (
 	"github.com/docketlabs/docket/ledger/ledgerexporter"
 	"github.com/docketlabs/docket/processors/contentrefprocessor"
 	"github.com/docketlabs/docket/processors/sqlsanitizerprocessor"
+	"github.com/docketlabs/docket/reconcile/reconcileextension"
 	"github.com/docketlabs/docket/ui/uiextension"
 )
 
@@ -76,6 +77,7 @@ func Components() (otelcol.Factories, error) {
 	}
 	if f.Extensions, err = otelcol.MakeFactoryMap[extension.Factory](
 		uiextension.NewFactory(),
+		reconcileextension.NewFactory(),
 		contentstoreextension.NewFactory(),
 		filestorage.NewFactory(),
 		healthcheckextension.NewFactory(),
