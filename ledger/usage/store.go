@@ -98,19 +98,25 @@ func (c Client) Import(ctx context.Context, st *ledger.Store, from, to time.Time
 }
 
 // ImportFile parses a provider's CSV export at path and saves it as one
-// import by actor; the provenance names the file and its SHA-256, so the
-// import can be matched to the very file later.
+// import by actor (see ImportCSV).
 func ImportFile(ctx context.Context, st *ledger.Store, provider, path, actor string) (Import, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return Import{}, fmt.Errorf("usage: %w", err)
 	}
 	defer f.Close()
+	return ImportCSV(ctx, st, provider, filepath.Base(path), f, actor)
+}
+
+// ImportCSV parses a provider's CSV export named name and saves it as one
+// import by actor; the provenance names the file and its SHA-256, so the
+// import can be matched to the very file later.
+func ImportCSV(ctx context.Context, st *ledger.Store, provider, name string, r io.Reader, actor string) (Import, error) {
 	h := sha256.New()
-	rows, err := ParseCSV(provider, io.TeeReader(f, h))
+	rows, err := ParseCSV(provider, io.TeeReader(r, h))
 	if err != nil {
-		return Import{}, fmt.Errorf("%s: %w", filepath.Base(path), err)
+		return Import{}, fmt.Errorf("%s: %w", name, err)
 	}
-	origin := fmt.Sprintf("%s (sha256 %x)", filepath.Base(path), h.Sum(nil))
+	origin := fmt.Sprintf("%s (sha256 %x)", name, h.Sum(nil))
 	return Save(ctx, st, Import{Actor: actor, Source: SourceFile, Origin: origin, Provider: provider}, rows)
 }

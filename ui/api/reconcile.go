@@ -4,7 +4,9 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/usage"
@@ -59,4 +61,37 @@ func (a *api) reconcileReport(r *http.Request, s auth.Session) (int, any, error)
 		imports = []usage.Import{}
 	}
 	return http.StatusOK, map[string]any{"report": rep, "imports": imports}, nil
+}
+
+// maxUpload bounds a usage export sent through the UI.
+const maxUpload = 32 << 20
+
+// importUsage takes a provider's usage CSV export in the body (text/csv),
+// for deployments whose embedded ledger cannot be opened by `docket usage
+// import` while the collector runs. Provider reports are the organization's,
+// so it needs the admin role for all tenants.
+func (a *api) importUsage(r *http.Request, s auth.Session) (int, any, error) {
+	if !auth.Covers(s.Tenants(access.RoleAdmin), access.AllTenants) {
+		return 0, nil, httpError(http.StatusForbidden, "importing a provider's usage report needs the admin role for all tenants")
+	}
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/csv") {
+		return 0, nil, httpError(http.StatusUnsupportedMediaType, "send the CSV export as text/csv")
+	}
+	q := r.URL.Query()
+	name := q.Get("name")
+	if name == "" || len(name) > 200 || !utf8.ValidString(name) || strings.ContainsAny(name, "/\\\x00\r\n") {
+		return 0, nil, httpError(http.StatusBadRequest, "name must be the export's file name (up to 200 characters, no path)")
+	}
+	body := http.MaxBytesReader(nil, r.Body, maxUpload)
+	imp, err := usage.ImportCSV(r.Context(), a.Ledger, q.Get("provider"), name, body, s.User)
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return 0, nil, httpError(http.StatusRequestEntityTooLarge, "the export is larger than 32 MiB; use docket usage import")
+	case errors.Is(err, usage.ErrInvalid):
+		return 0, nil, httpError(http.StatusBadRequest, err.Error())
+	case err != nil:
+		return 0, nil, err
+	}
+	return http.StatusCreated, imp, nil
 }

@@ -22,7 +22,8 @@ export default function reconcile(ctx) {
       'A provider bills the whole organization, so every tenant\'s calls count.'),
     filterForm(params),
     section('Ledger against provider', { testid: 'reconcile' }, box),
-    section('Imported provider reports', { testid: 'usage-imports' }, importsBox));
+    section('Imported provider reports', { testid: 'usage-imports' }, importsBox,
+      fmt.roleFor(ctx.session.grants, '*') === 'admin' ? uploadForm(ctx) : null));
   load(box, 'reconciliation', api.get(`/api/v1/reconcile${api.query(params)}`, ctx.signal), (data) => {
     replace(importsBox, imports(data.imports));
     return cells(data.report || {});
@@ -91,6 +92,34 @@ function cells(report) {
   return [summary, table({ testid: 'rec-table' }, headers, rows),
     h('p', { class: 'muted' }, 'Drift is (ledger − provider) ÷ provider. Anthropic\'s report counts tokens, not requests: ',
       'there the calls are judged by their tokens. Failed calls are counted apart (hover the ledger count).')];
+}
+
+// uploadForm imports a provider's CSV usage export (admins of all tenants).
+function uploadForm(ctx) {
+  const provider = h('select', { id: 'upload-provider', name: 'provider', testid: 'upload-provider' },
+    PROVIDERS.slice(1).map(([v, l]) => h('option', { value: v }, l)));
+  const file = h('input', { id: 'upload-file', name: 'file', type: 'file', accept: '.csv,text/csv', required: true, testid: 'upload-file' });
+  const result = h('p', { role: 'status' });
+  const form = h('form', { class: 'filter-bar', testid: 'upload-form' },
+    h('div', { class: 'filter' }, h('label', { for: 'upload-provider' }, 'Provider'), provider),
+    h('div', { class: 'filter' }, h('label', { for: 'upload-file' }, 'Usage CSV export'), file),
+    h('div', { class: 'filter filter-actions' }, h('button', { type: 'submit', class: 'btn', testid: 'upload-submit' }, 'Import')));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const chosen = file.files && file.files[0];
+    if (!chosen) {
+      return;
+    }
+    try {
+      const imp = await api.postText(`/api/v1/usage/imports${api.query({ provider: provider.value, name: chosen.name })}`,
+        await chosen.text(), 'text/csv', ctx.signal);
+      replace(result, `Imported ${fmt.plural(imp.rows, 'row')} (${imp.from_day} to ${imp.to_day}). `,
+        h('a', { href: `/reconcile${api.query({ from: imp.from_day, to: imp.to_day })}` }, 'Reconcile these days'));
+    } catch (err) {
+      replace(result, h('span', { class: 'section-error', testid: 'upload-error' }, `Import failed: ${err.message}`));
+    }
+  });
+  return [h('h3', null, 'Import a usage export'), form, result];
 }
 
 function imports(list) {
