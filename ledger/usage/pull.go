@@ -75,6 +75,7 @@ func (c Client) Pull(ctx context.Context, from, to time.Time) ([]Row, error) {
 	var rows []Row
 	for _, endpoint := range c.Endpoints() {
 		page := ""
+		seen := map[string]bool{}
 		for n := 0; ; n++ {
 			if n == maxPages {
 				return nil, fmt.Errorf("usage: %s: more than %d pages", endpoint, maxPages)
@@ -99,6 +100,11 @@ func (c Client) Pull(ctx context.Context, from, to time.Time) ([]Row, error) {
 			if page == "" {
 				break
 			}
+			// A cursor seen before would loop to the page bound.
+			if seen[page] {
+				return nil, fmt.Errorf("usage: %s: the report repeats a page cursor", endpoint)
+			}
+			seen[page] = true
 		}
 	}
 	return rows, nil
@@ -152,10 +158,11 @@ func (c Client) get(ctx context.Context, endpoint string, params url.Values) ([]
 		return nil, fmt.Errorf("usage: GET %s: %w", endpoint, errors.New("page larger than 32 MiB"))
 	}
 	if resp.StatusCode != http.StatusOK {
-		// The provider's own error words, bounded; they never hold the key.
-		msg := strings.TrimSpace(string(body))
+		// The provider's own error words, bounded, without the admin key
+		// should the server echo the request (a proxy, a wrong base URL).
+		msg := strings.TrimSpace(strings.ReplaceAll(string(body), c.AdminKey, "[admin key]"))
 		if len(msg) > 300 {
-			msg = msg[:300] + "…"
+			msg = strings.ToValidUTF8(msg[:300], "") + "…"
 		}
 		return nil, fmt.Errorf("usage: GET %s: %s: %s", endpoint, resp.Status, msg)
 	}
