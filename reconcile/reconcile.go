@@ -220,10 +220,10 @@ func build(o Options, led []ledgerRow, rep []providerRow) Report {
 		}
 		c := get(k)
 		c.Services = appendOnce(c.Services, r.Service)
-		c.Ledger.Requests = addOpt(c.Ledger.Requests, &r.Requests)
-		c.Ledger.InputTokens = addOpt(c.Ledger.InputTokens, r.InputTokens)
-		c.Ledger.OutputTokens = addOpt(c.Ledger.OutputTokens, r.OutputTokens)
-		c.Ledger.CacheReadTokens = addOpt(c.Ledger.CacheReadTokens, r.CacheReadTokens)
+		c.Ledger.Requests = usage.AddKnown(c.Ledger.Requests, &r.Requests)
+		c.Ledger.InputTokens = usage.AddKnown(c.Ledger.InputTokens, r.InputTokens)
+		c.Ledger.OutputTokens = usage.AddKnown(c.Ledger.OutputTokens, r.OutputTokens)
+		c.Ledger.CacheReadTokens = usage.AddKnown(c.Ledger.CacheReadTokens, r.CacheReadTokens)
 		c.LedgerErrors += r.Errors
 		c.LedgerUsageUnknown += r.UsageUnknown
 		c.LedgerCacheUnknown += r.CacheUnknown
@@ -245,10 +245,10 @@ func build(o Options, led []ledgerRow, rep []providerRow) Report {
 		if c.Reported == nil {
 			c.Reported = &Side{}
 		}
-		c.Reported.Requests = addOpt(c.Reported.Requests, r.Requests)
-		c.Reported.InputTokens = addOpt(c.Reported.InputTokens, &r.InputTokens)
-		c.Reported.OutputTokens = addOpt(c.Reported.OutputTokens, &r.OutputTokens)
-		c.Reported.CacheReadTokens = addOpt(c.Reported.CacheReadTokens, &r.CacheReadTokens)
+		c.Reported.Requests = usage.AddKnown(c.Reported.Requests, r.Requests)
+		c.Reported.InputTokens = usage.AddKnown(c.Reported.InputTokens, &r.InputTokens)
+		c.Reported.OutputTokens = usage.AddKnown(c.Reported.OutputTokens, &r.OutputTokens)
+		c.Reported.CacheReadTokens = usage.AddKnown(c.Reported.CacheReadTokens, &r.CacheReadTokens)
 	}
 	out := Report{From: o.From.Format(time.DateOnly), To: o.To.Format(time.DateOnly), TolerancePercent: o.TolerancePercent,
 		ByKey: byKey, Cells: make([]Cell, 0, len(cells)), States: map[string]int{}}
@@ -353,18 +353,6 @@ func val(p *int64) int64 {
 		return 0
 	}
 	return *p
-}
-
-func addOpt(a, b *int64) *int64 {
-	switch {
-	case b == nil:
-		return a
-	case a == nil:
-		v := *b
-		return &v
-	}
-	v := *a + *b
-	return &v
 }
 
 func appendOnce(list []string, v string) []string {

@@ -147,8 +147,8 @@ func Aggregate(rows []Row) []Row {
 			continue
 		}
 		m := &out[i]
-		m.Requests = addOpt(m.Requests, r.Requests)
-		m.CacheWriteTokens = addOpt(m.CacheWriteTokens, r.CacheWriteTokens)
+		m.Requests = AddKnown(m.Requests, r.Requests)
+		m.CacheWriteTokens = AddKnown(m.CacheWriteTokens, r.CacheWriteTokens)
 		m.InputTokens += r.InputTokens
 		m.OutputTokens += r.OutputTokens
 		m.CacheReadTokens += r.CacheReadTokens
@@ -157,15 +157,18 @@ func Aggregate(rows []Row) []Row {
 	return out
 }
 
-func addOpt(a, b *int64) *int64 {
+// AddKnown sums two counts that may be unknown (nil): unknown only if both
+// are, never aliasing either.
+func AddKnown(a, b *int64) *int64 {
 	switch {
+	case a == nil && b == nil:
+		return nil
 	case a == nil:
-		return b
+		return ptr(*b)
 	case b == nil:
-		return a
+		return ptr(*a)
 	}
-	s := *a + *b
-	return &s
+	return ptr(*a + *b)
 }
 
 // Span returns the days [from, to) that rows cover, or "", "" for none.
