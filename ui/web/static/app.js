@@ -37,6 +37,7 @@ const NAV = [
   ['lookup', '/', 'Lookup'],
   ['ledger', '/ledger', 'Ledger'],
   ['costs', '/costs', 'Costs'],
+  // Reconciliation counts every tenant's calls: only for a grant of all tenants.
   ['reconcile', '/reconcile', 'Reconciliation'],
   ['export', '/export', 'Export'],
 ];
@@ -57,7 +58,7 @@ function header(session, active) {
   replace(bar,
     h('a', { href: '/', class: 'brand', 'aria-label': 'Docket home' }, 'Docket'),
     session ? h('nav', { class: 'nav', 'aria-label': 'Main', testid: 'nav' },
-      NAV.map(link),
+      NAV.filter(([key]) => key !== 'reconcile' || fmt.roleFor(session.grants, '*') !== '').map(link),
       isAdmin ? h('span', { class: 'nav-group', testid: 'nav-admin' }, h('span', { class: 'nav-group-label' }, 'Admin'), ADMIN_NAV.map(link)) : null) : null,
     session ? h('div', { class: 'who' },
       h('a', { href: '/account', class: 'user', testid: 'user', title: 'Account' }, session.user),
