@@ -36,6 +36,7 @@ import (
 	"github.com/docketlabs/docket/processors/contentrefprocessor"
 	"github.com/docketlabs/docket/processors/sqlsanitizerprocessor"
 	"github.com/docketlabs/docket/processors/tenantprocessor"
+	"github.com/docketlabs/docket/reconcile/reconcileextension"
 	"github.com/docketlabs/docket/ui/uiextension"
 )
 
@@ -80,6 +81,7 @@ func Components() (otelcol.Factories, error) {
 	}
 	if f.Extensions, err = otelcol.MakeFactoryMap[extension.Factory](
 		uiextension.NewFactory(),
+		reconcileextension.NewFactory(),
 		contentstoreextension.NewFactory(),
 		tenantauthextension.NewFactory(),
 		oidcauthextension.NewFactory(),

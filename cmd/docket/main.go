@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"log/slog"
 	"os"
 
@@ -17,9 +18,13 @@ func main() {
 		SilenceErrors: true,
 		Version:       buildVersion(),
 	}
-	root.AddCommand(collectorCommand(), devCommand(), uiCommand(), exportCommand(), lifecycleCommand(), contentCommand(), replayCommand())
+	root.AddCommand(collectorCommand(), devCommand(), uiCommand(), exportCommand(), lifecycleCommand(), contentCommand(), replayCommand(), usageCommand(), reconcileCommand())
 	if err := root.Execute(); err != nil {
 		slog.Error("docket failed", "err", err)
+		var exit exitError
+		if errors.As(err, &exit) {
+			os.Exit(exit.code)
+		}
 		os.Exit(1)
 	}
 }

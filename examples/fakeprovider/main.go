@@ -4,20 +4,25 @@
 // ANTHROPIC_BASE_URL. With -vary-every N, every Nth answer to the same
 // input ends differently, the way sampling makes a real model's answers
 // drift: a replay then reports an exact-match rate of (N-1)/N and the
-// divergence at the start of the last sentence.
+// divergence at the start of the last sentence. With -admin-key-file, it also
+// serves OpenAI's organization Usage API and Anthropic's usage report, from
+// what it answered, for `docket usage pull`.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/docketlabs/docket/fakeprovider"
 )
@@ -25,14 +30,15 @@ import (
 func main() {
 	listen := flag.String("listen", "127.0.0.1:8091", "address to serve on")
 	varyEvery := flag.Int("vary-every", 0, "every Nth answer to the same input ends differently (0: always the same answer)")
+	adminKeyFile := flag.String("admin-key-file", "", "serve the usage report endpoints to this admin key (a file holding it)")
 	flag.Parse()
-	if err := run(*listen, *varyEvery); err != nil {
+	if err := run(*listen, *varyEvery, *adminKeyFile); err != nil {
 		slog.Error("fakeprovider failed", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(listen string, varyEvery int) error {
+func run(listen string, varyEvery int, adminKeyFile string) error {
 	if varyEvery < 0 {
 		return fmt.Errorf("-vary-every must not be negative")
 	}
@@ -47,7 +53,30 @@ func run(listen string, varyEvery int) error {
 		cfg.Responder = varying(varyEvery)
 	}
 	slog.Info("fake provider listening", "addr", ln.Addr().String(), "base_url", "http://"+ln.Addr().String()+"/v1")
-	return fakeprovider.Serve(ctx, ln, cfg)
+	if adminKeyFile == "" {
+		return fakeprovider.Serve(ctx, ln, cfg)
+	}
+	key, err := os.ReadFile(adminKeyFile)
+	if err != nil {
+		return err
+	}
+	s, err := fakeprovider.New(cfg)
+	if err != nil {
+		return err
+	}
+	u, err := fakeprovider.NewUsage(s, fakeprovider.UsageConfig{AdminKey: strings.TrimSpace(string(key))})
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: u, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }
 
 // varying wraps the deterministic answers: the nth answer to an input, for

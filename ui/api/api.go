@@ -80,6 +80,8 @@ func (a *api) routes(mux *http.ServeMux) {
 	mux.Handle("GET /api/v1/timeseries", a.allowed(access.RoleViewer, a.timeseries))
 	mux.Handle("GET /api/v1/latency", a.allowed(access.RoleViewer, a.latency))
 	mux.Handle("GET /api/v1/ledger/stats", a.allowed(access.RoleViewer, a.stats))
+	mux.Handle("GET /api/v1/reconcile", a.allowed(access.RoleViewer, a.reconcileReport))
+	mux.Handle("POST /api/v1/usage/imports", a.allowed(access.RoleAdmin, a.importUsage))
 
 	mux.Handle("POST /api/v1/exports", a.allowed(access.RoleAuditor, a.createExport))
 	mux.Handle("GET /api/v1/exports/{file}", a.allowedStream(access.RoleAuditor, a.downloadExport))

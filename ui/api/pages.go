@@ -46,7 +46,7 @@ func (a *api) pages(mux *http.ServeMux) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		http.ServeContent(w, r, "index.html", modified, bytes.NewReader(index))
 	}
-	for _, p := range []string{"GET /{$}", "GET /login", "GET /account", "GET /ledger", "GET /costs", "GET /export",
+	for _, p := range []string{"GET /{$}", "GET /login", "GET /account", "GET /ledger", "GET /costs", "GET /reconcile", "GET /export",
 		"GET /complaints/{trace_id}", "GET /admin/holds", "GET /admin/deletions", "GET /admin/access-log"} {
 		mux.HandleFunc(p, serveIndex)
 	}

@@ -12,6 +12,7 @@ import lookup from './js/pages/lookup.js';
 import complaint from './js/pages/complaint.js';
 import ledger from './js/pages/ledger.js';
 import costs from './js/pages/costs.js';
+import reconcile from './js/pages/reconcile.js';
 import exportPage from './js/pages/export.js';
 import holds from './js/pages/holds.js';
 import deletions from './js/pages/deletions.js';
@@ -25,6 +26,7 @@ const ROUTES = [
   { path: /^\/complaints\/([^/]+)$/, page: complaint, title: 'Complaint', nav: 'lookup' },
   { path: /^\/ledger$/, page: ledger, title: 'Ledger', nav: 'ledger' },
   { path: /^\/costs$/, page: costs, title: 'Costs', nav: 'costs' },
+  { path: /^\/reconcile$/, page: reconcile, title: 'Reconciliation', nav: 'reconcile' },
   { path: /^\/export$/, page: exportPage, title: 'Export', nav: 'export' },
   { path: /^\/admin\/holds$/, page: holds, title: 'Legal holds', nav: 'holds', admin: true },
   { path: /^\/admin\/deletions$/, page: deletions, title: 'Deletions', nav: 'deletions', admin: true },
@@ -35,6 +37,8 @@ const NAV = [
   ['lookup', '/', 'Lookup'],
   ['ledger', '/ledger', 'Ledger'],
   ['costs', '/costs', 'Costs'],
+  // Reconciliation counts every tenant's calls: only for a grant of all tenants.
+  ['reconcile', '/reconcile', 'Reconciliation'],
   ['export', '/export', 'Export'],
 ];
 
@@ -54,7 +58,7 @@ function header(session, active) {
   replace(bar,
     h('a', { href: '/', class: 'brand', 'aria-label': 'Docket home' }, 'Docket'),
     session ? h('nav', { class: 'nav', 'aria-label': 'Main', testid: 'nav' },
-      NAV.map(link),
+      NAV.filter(([key]) => key !== 'reconcile' || fmt.roleFor(session.grants, '*') !== '').map(link),
       isAdmin ? h('span', { class: 'nav-group', testid: 'nav-admin' }, h('span', { class: 'nav-group-label' }, 'Admin'), ADMIN_NAV.map(link)) : null) : null,
     session ? h('div', { class: 'who' },
       h('a', { href: '/account', class: 'user', testid: 'user', title: 'Account' }, session.user),

@@ -29,16 +29,17 @@ export function query(params) {
   return s ? `?${s}` : '';
 }
 
-async function request(method, path, body, signal) {
+// request sends body as JSON, or as it is when contentType names another type.
+async function request(method, path, body, signal, contentType) {
   const headers = { Accept: 'application/json' };
   const init = { method, headers, credentials: 'same-origin', cache: 'no-store', signal };
   if (method !== 'GET') {
-    headers['Content-Type'] = 'application/json';
+    headers['Content-Type'] = contentType || 'application/json';
     if (csrfToken) {
       headers['X-CSRF-Token'] = csrfToken;
     }
     if (body !== undefined) {
-      init.body = JSON.stringify(body);
+      init.body = contentType ? body : JSON.stringify(body);
     }
   }
   let res;
@@ -80,6 +81,11 @@ export function get(path, signal) {
 
 export function post(path, body, signal) {
   return request('POST', path, body, signal);
+}
+
+// postText sends text (a file's content) as contentType.
+export function postText(path, text, contentType, signal) {
+  return request('POST', path, text, signal, contentType);
 }
 
 export function del(path, signal) {

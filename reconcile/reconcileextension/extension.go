@@ -1,0 +1,169 @@
+package reconcileextension
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/extension"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
+
+	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/backend"
+	"github.com/docketlabs/docket/ledger/usage"
+	"github.com/docketlabs/docket/reconcile"
+	"github.com/docketlabs/docket/reconcile/reconcileextension/internal/metadata"
+)
+
+type reconcileExtension struct {
+	cfg    *Config
+	set    extension.Settings
+	actor  string
+	now    func() time.Time
+	store  *ledger.Store
+	pulls  []usage.Client
+	stop   context.CancelFunc
+	done   chan struct{}
+	reg    metric.Registration
+	failed metric.Int64Counter
+
+	mu   sync.Mutex
+	last *reconcile.Report // the latest reconciliation, observed by the gauges
+}
+
+func newExtension(cfg *Config, set extension.Settings) (*reconcileExtension, error) {
+	return &reconcileExtension{cfg: cfg, set: set, actor: "collector " + set.ID.String(), now: time.Now}, nil
+}
+
+func (e *reconcileExtension) Start(ctx context.Context, _ component.Host) error {
+	for _, p := range e.cfg.Providers {
+		key, err := usage.AdminKey(p.Provider, p.AdminKeyFile)
+		if err != nil {
+			return err
+		}
+		e.pulls = append(e.pulls, usage.Client{Provider: p.Provider, BaseURL: p.BaseURL, AdminKey: key})
+	}
+	if err := e.metrics(); err != nil {
+		return err
+	}
+	store, err := backend.Open(ctx, e.cfg.Storage)
+	if err != nil {
+		_ = e.reg.Unregister()
+		return err
+	}
+	e.store = store
+	run, stop := context.WithCancel(context.WithoutCancel(ctx))
+	e.stop, e.done = stop, make(chan struct{})
+	go e.loop(run)
+	return nil
+}
+
+// metrics registers the gauges of the latest reconciliation and the count
+// of failed pulls. The gauges report only the latest run's cells, so days
+// leave the series as the window moves on.
+func (e *reconcileExtension) metrics() error {
+	m := e.set.MeterProvider.Meter(metadata.ScopeName)
+	drift, err := m.Float64ObservableGauge("docket_reconcile_drift_percent",
+		metric.WithDescription("(ledger − provider) / provider in percent, per day, provider, model and measure (requests, input_tokens, output_tokens)"))
+	if err != nil {
+		return err
+	}
+	cells, err := m.Int64ObservableGauge("docket_reconcile_cells",
+		metric.WithDescription("Reconciliation cells (day × provider × model) of the latest run, by state"))
+	if err != nil {
+		return err
+	}
+	if e.failed, err = m.Int64Counter("docket_reconcile_pull_failures",
+		metric.WithDescription("Failed pulls of a provider's usage report")); err != nil {
+		return err
+	}
+	e.reg, err = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if e.last == nil {
+			return nil
+		}
+		for _, s := range reconcile.States {
+			o.ObserveInt64(cells, int64(e.last.States[s]), metric.WithAttributes(attribute.String("state", s)))
+		}
+		for _, c := range e.last.Cells {
+			for _, d := range []struct {
+				measure string
+				v       *float64
+			}{{"requests", c.Drift.Requests}, {"input_tokens", c.Drift.InputTokens}, {"output_tokens", c.Drift.OutputTokens}} {
+				if d.v != nil {
+					o.ObserveFloat64(drift, *d.v, metric.WithAttributes(attribute.String("day", c.Day), attribute.String("provider", c.Provider),
+						attribute.String("model", c.Model), attribute.String("api_key_id", c.APIKeyID), attribute.String("measure", d.measure)))
+				}
+			}
+		}
+		return nil
+	}, drift, cells)
+	return err
+}
+
+func (e *reconcileExtension) loop(ctx context.Context) {
+	defer close(e.done)
+	t := time.NewTicker(e.cfg.Interval)
+	defer t.Stop()
+	for {
+		e.runOnce(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// runOnce pulls every configured report for the lookback window and
+// reconciles it. A failed pull is logged and counted; the others go on.
+func (e *reconcileExtension) runOnce(ctx context.Context) {
+	to := e.now().UTC().Truncate(24*time.Hour).AddDate(0, 0, 1)
+	from := to.AddDate(0, 0, -e.cfg.LookbackDays-1)
+	for _, c := range e.pulls {
+		imp, err := c.Import(ctx, e.store, from, to, e.actor)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			e.failed.Add(ctx, 1, metric.WithAttributes(attribute.String("provider", c.Provider)))
+			e.set.Logger.Warn("provider usage pull failed", zap.String("provider", c.Provider), zap.Error(err))
+			continue
+		}
+		e.set.Logger.Info("provider usage imported", zap.String("provider", c.Provider), zap.String("import_id", imp.ID), zap.Uint64("rows", imp.Rows))
+	}
+	rep, err := reconcile.Reconcile(ctx, e.store, reconcile.Options{From: from, To: to, TolerancePercent: e.cfg.TolerancePercent, Keys: e.cfg.Keys})
+	if err != nil {
+		if ctx.Err() == nil {
+			e.set.Logger.Warn("reconciliation failed", zap.Error(err))
+		}
+		return
+	}
+	e.mu.Lock()
+	e.last = &rep
+	e.mu.Unlock()
+	if off := len(rep.Cells) - rep.States[reconcile.StateOK] - rep.States[reconcile.StateNotImported]; off > 0 {
+		e.set.Logger.Warn("ledger and provider reports disagree", zap.Int("cells", off), zap.Any("states", rep.States))
+	}
+}
+
+func (e *reconcileExtension) Shutdown(context.Context) error {
+	if e.stop != nil {
+		e.stop()
+		<-e.done
+	}
+	if e.reg != nil {
+		if err := e.reg.Unregister(); err != nil {
+			return fmt.Errorf("reconcile: %w", err)
+		}
+	}
+	if e.store != nil {
+		return e.store.Engine().Close()
+	}
+	return nil
+}

@@ -1,0 +1,174 @@
+package reconcileextension
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+	"go.opentelemetry.io/collector/extension/extensiontest"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/docketlabs/docket/fakeprovider"
+	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/backend"
+	"github.com/docketlabs/docket/ledger/usage"
+	"github.com/docketlabs/docket/reconcile"
+	"github.com/docketlabs/docket/reconcile/reconcileextension/internal/metadata"
+)
+
+func load(t *testing.T, id string) *Config {
+	t.Helper()
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := cm.Sub(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := createDefaultConfig().(*Config)
+	if err := sub.Unmarshal(cfg); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func TestConfigValidation(t *testing.T) {
+	if err := createDefaultConfig().(*Config).Validate(); err != nil {
+		t.Errorf("default config: %v", err)
+	}
+	if err := load(t, "reconcile").Validate(); err != nil {
+		t.Errorf("example config: %v", err)
+	}
+	for _, id := range []string{"reconcile/bad_provider", "reconcile/too_often", "reconcile/twice"} {
+		if err := load(t, id).Validate(); err == nil {
+			t.Errorf("%s was accepted", id)
+		}
+	}
+}
+
+// TestPullsReconcilesAndExportsMetrics starts the extension against the
+// fake provider's admin endpoints over HTTP and the embedded ledger: its
+// first run imports both reports and its gauges show the missing call.
+func TestPullsReconcilesAndExportsMetrics(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	storage := backend.Config{Embedded: &backend.EmbeddedConfig{Path: filepath.Join(dir, "ledger")}}
+	store, err := backend.Open(ctx, storage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Engine().Close()
+
+	today := time.Now().UTC()
+	s, _ := fakeprovider.New(fakeprovider.Config{})
+	u, _ := fakeprovider.NewUsage(s, fakeprovider.UsageConfig{AdminKey: "admin-x", Keys: map[string]fakeprovider.KeyInfo{"sk-a": {ID: "key_a", Project: "p"}}})
+	srv := httptest.NewServer(u)
+	defer srv.Close()
+	var calls []ledger.Call
+	for i := 0; i < 10; i++ {
+		req, _ := http.NewRequest("POST", srv.URL+"/v1/chat/completions", strings.NewReader(`{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}`))
+		req.Header.Set("Authorization", "Bearer sk-a")
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if i > 0 { // the first call never reached the ledger
+			in, out, cached := int64(8), int64(0), int64(0)
+			calls = append(calls, ledger.Call{Tenant: "t", TraceID: strings.Repeat("cd", 15) + "0" + string(rune('0'+i)), SpanID: "b7ad6b7169203331",
+				ServiceName: "checkout", StartTime: today, EndTime: today, Provider: usage.ProviderOpenAI, ResponseModel: "gpt-4o-2024-08-06",
+				InputTokens: &in, OutputTokens: &out, CacheReadTokens: &cached, Status: ledger.StatusOK})
+		}
+	}
+	if err := store.InsertCalls(ctx, calls); err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(dir, "admin.key")
+	if err := os.WriteFile(keyFile, []byte("admin-x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := load(t, "reconcile")
+	cfg.Storage = storage
+	for i := range cfg.Providers {
+		cfg.Providers[i].BaseURL, cfg.Providers[i].AdminKeyFile = srv.URL, keyFile
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	reader := sdkmetric.NewManualReader()
+	set := extensiontest.NewNopSettings(metadata.Type)
+	set.TelemetrySettings = componenttest.NewNopTelemetrySettings()
+	set.MeterProvider = sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	ext, err := NewFactory().Create(ctx, set, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ext.Start(ctx, componenttest.NewNopHost()); err != nil {
+		t.Fatal(err)
+	}
+	defer ext.Shutdown(ctx)
+
+	var drift *float64
+	var missing int64
+	deadline := time.Now().Add(30 * time.Second)
+	for drift == nil && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		var rm metricdata.ResourceMetrics
+		if err := reader.Collect(ctx, &rm); err != nil {
+			t.Fatal(err)
+		}
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				switch d := m.Data.(type) {
+				case metricdata.Gauge[float64]:
+					for _, p := range d.DataPoints {
+						measure, _ := p.Attributes.Value("measure")
+						key, _ := p.Attributes.Value("api_key_id")
+						if m.Name == "docket_reconcile_drift_percent" && measure.AsString() == "requests" && key.AsString() == "key_a" {
+							v := p.Value
+							drift = &v
+						}
+					}
+				case metricdata.Gauge[int64]:
+					for _, p := range d.DataPoints {
+						if st, _ := p.Attributes.Value("state"); st.AsString() == reconcile.StateLedgerMissing {
+							missing = p.Value
+						}
+					}
+				}
+			}
+		}
+	}
+	if drift == nil || *drift != -10 || missing != 1 {
+		t.Fatalf("drift %v, missing cells %d: want -10%% and 1", drift, missing)
+	}
+	imports, err := usage.Imports(ctx, store, "", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(imports) != 2 || !strings.HasPrefix(imports[0].Actor, "collector reconcile") {
+		t.Errorf("imports: %+v", imports)
+	}
+}
+
+func TestMissingAdminKeyFailsStart(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	cfg.Providers = []ProviderConfig{{Provider: usage.ProviderAnthropic}}
+	t.Setenv(usage.AdminKeyEnv[usage.ProviderAnthropic], "")
+	ext, err := NewFactory().Create(context.Background(), extensiontest.NewNopSettings(metadata.Type), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ext.Start(context.Background(), componenttest.NewNopHost()); err == nil || !strings.Contains(err.Error(), "ANTHROPIC_ADMIN_KEY") {
+		t.Errorf("start without a key: %v", err)
+	}
+}

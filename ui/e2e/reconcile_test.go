@@ -1,0 +1,89 @@
+package e2e_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ui/apiclient"
+)
+
+// TestReconciliationPageInChromium: calls of the example app reach the
+// ledger; an admin imports a provider usage export that counts one call
+// more through the page's form, and the page shows the cell as missing
+// calls with the drift the numbers give.
+func TestReconciliationPageInChromium(t *testing.T) {
+	s := startStack(t)
+	var traces []string
+	for i := 0; i < 5; i++ {
+		traces = append(traces, s.ask(fmt.Sprintf("user%04d@example.com", i), fmt.Sprintf("Where is order %d?", i)))
+	}
+	s.flush()
+	p := newPage(t, s.uiURL, t.TempDir())
+	const adminPW = "admin passphrase for the reconcile test"
+	p.visit("/reconcile")
+	p.signIn("admin", s.admin)
+	p.changeOneTimePassword(s.admin, adminPW)
+	admin, err := apiclient.SignIn(context.Background(), s.uiURL, "admin", adminPW)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []ledger.Call
+	for _, tr := range traces {
+		s.waitEvidence(admin, tr)
+		var ev struct {
+			Calls []ledger.Call `json:"calls"`
+		}
+		if err := admin.Get(context.Background(), "/api/v1/evidence/"+tr, &ev); err != nil {
+			t.Fatal(err)
+		}
+		calls = append(calls, ev.Calls...)
+	}
+	c := calls[0]
+	day := c.StartTime.UTC().Format(time.DateOnly)
+	var in, out int64
+	for _, call := range calls {
+		if call.ResponseModel != c.ResponseModel || call.StartTime.UTC().Format(time.DateOnly) != day || call.InputTokens == nil || call.OutputTokens == nil {
+			t.Skipf("the example app's calls span models or days, or lack usage; this test needs one cell: %+v", call)
+		}
+		in += *call.InputTokens
+		out += *call.OutputTokens
+	}
+	if c.Provider != "openai" {
+		t.Fatalf("the example app's provider is %q; this test writes an OpenAI export", c.Provider)
+	}
+	// The provider counts one request more than the ledger has.
+	csv := filepath.Join(t.TempDir(), "openai-usage.csv")
+	body := fmt.Sprintf("date,model,num_model_requests,input_tokens,output_tokens,input_cached_tokens\n%s,%s,%d,%d,%d,0\n",
+		day, c.ResponseModel, len(calls)+1, in, out)
+	if err := os.WriteFile(csv, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	next := time.Date(c.StartTime.Year(), c.StartTime.Month(), c.StartTime.Day()+1, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
+	p.visit("/reconcile?from=" + day + "&to=" + next)
+	p.do("import the export", chromedp.WaitVisible(tid("upload-form")), chromedp.SetUploadFiles(`[data-testid="upload-file"]`, []string{csv}),
+		chromedp.Click(tid("upload-submit")), chromedp.WaitVisible(`//a[contains(., "Reconcile these days")]`))
+	p.do("reconcile the days", chromedp.Click(`//a[contains(., "Reconcile these days")]`), chromedp.WaitVisible(tid("rec-table")))
+	row := `[data-testid="rec-row"][data-state="ledger_missing_calls"]`
+	if got := p.text(chromedp.CSS(row + ` [data-field="model"]`)); got != c.ResponseModel {
+		t.Errorf("missing-calls row is for %q, want %q", got, c.ResponseModel)
+	}
+	want := fmt.Sprintf("−%.2f%%", 100/float64(len(calls)+1))
+	if got := p.text(chromedp.CSS(row + ` [data-field="drift_requests"]`)); got != want {
+		t.Errorf("calls drift shown as %q, want %q", got, want)
+	}
+	if got := p.text(chromedp.CSS(row + ` [data-field="ledger_requests"]`)); got != fmt.Sprint(len(calls)) {
+		t.Errorf("ledger calls shown as %q, want %d", got, len(calls))
+	}
+	if got := p.text(tid("usage-imports")); !strings.Contains(got, "openai-usage.csv (sha256 ") || !strings.Contains(got, "admin") {
+		t.Errorf("the import's provenance is not listed: %q", got)
+	}
+	p.shot("reconcile")
+}
