@@ -33,6 +33,7 @@ type ledgerExporter struct {
 	calls, evidence, failures metric.Int64Counter
 	costUnknown               metric.Int64Counter
 	outage                    *outageLog
+	guard                     *queueGuard
 }
 
 func newLedgerExporter(cfg *Config, set exporter.Settings) *ledgerExporter {
@@ -41,6 +42,7 @@ func newLedgerExporter(cfg *Config, set exporter.Settings) *ledgerExporter {
 		logger: set.Logger,
 		meter:  set.MeterProvider.Meter("github.com/docketlabs/docket/ledger/ledgerexporter"),
 		outage: &outageLog{logger: set.Logger, interval: 30 * time.Second},
+		guard:  &queueGuard{logger: set.Logger, reserve: cfg.Backpressure.DiskReserveMiB << 20, retryEvery: cfg.Backpressure.RetryAfter},
 	}
 }
 
@@ -59,6 +61,12 @@ func (e *ledgerExporter) start(ctx context.Context, host component.Host) error {
 	if e.failures, err = e.meter.Int64Counter("docket_ledger_write_failures", metric.WithDescription("Failed ledger writes; the batch stays queued and is retried")); err != nil {
 		return err
 	}
+	metaFailures, err := e.meter.Int64Counter("docket_ledger_queue_metadata_write_failures",
+		metric.WithDescription("Sending-queue metadata writes that failed while dispatching an item; the item was kept"))
+	if err != nil {
+		return err
+	}
+	e.guard.metaWriteFailures = func(ctx context.Context) { metaFailures.Add(ctx, 1) }
 	if e.costUnknown, err = e.meter.Int64Counter("docket_ledger_calls_cost_unknown", metric.WithDescription("Calls whose cost is unknown, by cost status")); err != nil {
 		return err
 	}
