@@ -42,7 +42,7 @@ func newLedgerExporter(cfg *Config, set exporter.Settings) *ledgerExporter {
 		logger: set.Logger,
 		meter:  set.MeterProvider.Meter("github.com/docketlabs/docket/ledger/ledgerexporter"),
 		outage: &outageLog{logger: set.Logger, interval: 30 * time.Second},
-		guard:  &queueGuard{logger: set.Logger, reserve: cfg.Backpressure.DiskReserveMiB << 20, retryEvery: cfg.Backpressure.RetryAfter},
+		guard:  &queueGuard{logger: set.Logger, reserveChunks: cfg.Backpressure.DiskReserveMiB << 20 / reserveChunkSize, retryEvery: cfg.Backpressure.RetryAfter},
 	}
 }
 

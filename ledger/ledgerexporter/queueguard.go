@@ -32,8 +32,11 @@ import (
 //     Failed enqueues therefore stay rare, and a refused call was never
 //     counted as queued.
 type queueGuard struct {
-	logger  *zap.Logger
-	reserve int
+	logger *zap.Logger
+	// reserveChunks of reserveChunkSize bytes make up the reserve: one big
+	// value would be copied whole by every write to its page (the file
+	// storage copies pages on write).
+	reserveChunks int
 	// retryEvery bounds how often a full guard tries to restore its reserve.
 	retryEvery time.Duration
 
@@ -52,9 +55,22 @@ type queueGuard struct {
 // the current one and the legacy ones it migrates from.
 var queueMetadataKeys = map[string]bool{"qmv0": true, "ri": true, "wi": true, "di": true}
 
-// reserveKey cannot collide with the queue's keys (decimal indexes and
-// the metadata keys above).
-const reserveKey = "docket.ledger.disk_reserve"
+const reserveChunkSize = 64 << 10
+
+// reserveKey cannot collide with the queue's keys (decimal indexes and the
+// metadata keys above), and sorts before all of them, next to the oldest
+// items rather than the metadata every operation rewrites.
+func reserveKey(i int) string { return fmt.Sprintf("!docket.ledger.disk_reserve.%05d", i) }
+
+// writeReserve writes every chunk of the reserve in one batch.
+func (g *queueGuard) writeReserve(ctx context.Context, c storage.Client) error {
+	ops := make([]*storage.Operation, g.reserveChunks)
+	chunk := make([]byte, reserveChunkSize)
+	for i := range ops {
+		ops[i] = storage.SetOperation(reserveKey(i), chunk)
+	}
+	return c.Batch(ctx, ops...)
+}
 
 var errQueueStorageFull = errors.New("ledger: the sending queue's storage is full")
 
@@ -67,7 +83,7 @@ func (g *queueGuard) refusal(ctx context.Context) error {
 	}
 	if g.client != nil && g.freedSince > 0 && time.Since(g.lastRetry) >= g.retryEvery {
 		g.lastRetry = time.Now()
-		if err := g.client.Set(ctx, reserveKey, make([]byte, g.reserve)); err == nil {
+		if err := g.writeReserve(ctx, g.client); err == nil {
 			g.logger.Info("ledger sending queue has room again; accepting calls")
 			g.full = nil
 			return nil
@@ -141,7 +157,7 @@ func (s *guardedStorage) GetClient(ctx context.Context, kind component.Kind, id 
 	g.mu.Lock()
 	g.client = c
 	g.mu.Unlock()
-	if err := c.Set(ctx, reserveKey, make([]byte, g.reserve)); err != nil {
+	if err := g.writeReserve(ctx, c); err != nil {
 		g.setFull(fmt.Errorf("write the disk reserve: %w", err))
 		g.freed() // retry the reserve at the first refused call
 	}
@@ -185,18 +201,25 @@ func (c *guardedClient) Batch(ctx context.Context, ops ...*storage.Operation) er
 	return err
 }
 
-// retryPut stores an item that did not fit by giving up the reserve, and
-// turns the guard full; without a reserve left the put fails.
+// retryPut stores an item that did not fit by giving up reserve chunks
+// until it does, and turns the guard full; with the reserve gone the put
+// fails.
 func (c *guardedClient) retryPut(ctx context.Context, err error, ops []*storage.Operation) error {
-	if derr := c.Client.Delete(ctx, reserveKey); derr != nil {
-		c.guard.setFull(err)
-		return err
-	}
 	c.guard.setFull(err)
-	if err2 := c.Client.Batch(ctx, ops...); err2 != nil {
-		return err2
+	const step = 16 // 1 MiB at a time
+	for first := 0; first < c.guard.reserveChunks; first += step {
+		del := make([]*storage.Operation, 0, step)
+		for i := first; i < min(first+step, c.guard.reserveChunks); i++ {
+			del = append(del, storage.DeleteOperation(reserveKey(i)))
+		}
+		if derr := c.Client.Batch(ctx, del...); derr != nil {
+			return errors.Join(err, derr)
+		}
+		if err = c.Client.Batch(ctx, ops...); err == nil {
+			return nil
+		}
 	}
-	return nil
+	return err
 }
 
 // classify tells what a queue batch does: write an item (enqueue); write
