@@ -29,6 +29,7 @@ import (
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
 
+	"github.com/docketlabs/docket/collector/otlpcheckextension"
 	"github.com/docketlabs/docket/contentstore/contentstoreextension"
 	"github.com/docketlabs/docket/ledger/ledgerexporter"
 	"github.com/docketlabs/docket/processors/contentrefprocessor"
@@ -77,6 +78,7 @@ func Components() (otelcol.Factories, error) {
 	if f.Extensions, err = otelcol.MakeFactoryMap[extension.Factory](
 		uiextension.NewFactory(),
 		contentstoreextension.NewFactory(),
+		otlpcheckextension.NewFactory(),
 		filestorage.NewFactory(),
 		healthcheckextension.NewFactory(),
 		pprofextension.NewFactory(),
