@@ -34,6 +34,7 @@ type ledgerExporter struct {
 	costUnknown               metric.Int64Counter
 	outage                    *outageLog
 	guard                     *queueGuard
+	health                    health
 }
 
 func newLedgerExporter(cfg *Config, set exporter.Settings) *ledgerExporter {
@@ -73,7 +74,13 @@ func (e *ledgerExporter) start(ctx context.Context, host component.Host) error {
 	if !e.cfg.QueueConfig.HasValue() || e.cfg.QueueConfig.Get().StorageID == nil {
 		e.logger.Warn("ledger sending_queue has no storage: calls accepted but not yet written are lost if the process dies; set sending_queue.storage to a file_storage extension")
 	}
-	if _, err := e.openStore(ctx); err != nil {
+	if err := e.health.register(e.meter); err != nil {
+		return err
+	}
+	e.health.start(host)
+	_, err = e.openStore(ctx)
+	e.health.set(err)
+	if err != nil {
 		// Storage that is down at start must not lose calls either: the
 		// queue holds them and pushTraces retries opening.
 		e.logger.Error("ledger storage unavailable at start; calls stay queued until it opens", zap.Error(err))
@@ -183,19 +190,23 @@ func (e *ledgerExporter) push(ctx context.Context, req xexporterhelper.Request) 
 	}
 	store, err := e.openStore(ctx)
 	if err != nil {
+		e.health.set(err)
 		e.fail(ctx, err)
 		return err
 	}
 	chunks, keys := r.chunks()
 	if err := store.InsertCallRows(ctx, chunks, keys); err != nil {
+		e.health.set(err)
 		e.fail(ctx, err)
 		return err
 	}
 	if err := store.InsertEvidence(ctx, r.evidence); err != nil {
+		e.health.set(err)
 		e.fail(ctx, err)
 		return err
 	}
 	e.outage.success()
+	e.health.set(nil)
 	e.calls.Add(ctx, int64(len(keys)))
 	e.evidence.Add(ctx, int64(len(r.evidence)))
 	return nil
