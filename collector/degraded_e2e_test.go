@@ -47,6 +47,7 @@ type uiStatus struct {
 		Available bool   `json:"available"`
 		Error     string `json:"error"`
 	} `json:"ledger"`
+	ContentUnavailable bool `json:"content_store_unavailable"`
 }
 
 func (p *collectorProc) uiStatus() (uiStatus, int, error) {
@@ -61,19 +62,26 @@ func (p *collectorProc) uiStatus() (uiStatus, int, error) {
 	return s, resp.StatusCode, json.NewDecoder(resp.Body).Decode(&s)
 }
 
-// The dev shape (ledger exporter and UI sharing the embedded ledger)
-// starts although the ledger directory cannot be opened: it takes calls
-// into the queue, says so in the UI's status, its metrics and its log
-// (without blaming another process), and writes every call once the
-// directory can be opened.
+// The dev shape (ledger exporter, UI and content store in one process)
+// starts although neither the ledger nor the content store directory can
+// be opened: it takes calls into the queue, says so in the UI's status,
+// its metrics and its log (without blaming another process), and writes
+// every call once the directories can be opened.
 func TestDevShapeStartsWithoutItsLedger(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the collector")
 	}
 	metricsPort := proctest.FreePort(t)
-	p := newCollectorProc(t, docketBinary(t), "ledger-outage.yaml", "E2E_METRICS_PORT="+metricsPort)
+	p := newCollectorProc(t, docketBinary(t), "dev-degraded.yaml", "E2E_METRICS_PORT="+metricsPort)
 	metricsURL := "http://127.0.0.1:" + metricsPort + "/metrics"
-	restore := unopenable(t, filepath.Join(p.dir, "ledger"))
+	t.Cleanup(func() {
+		if t.Failed() {
+			log, _ := os.ReadFile(filepath.Join(p.dir, "collector.log"))
+			t.Logf("collector log:\n%s", log[max(0, len(log)-6000):])
+		}
+	})
+	restoreLedger := unopenable(t, filepath.Join(p.dir, "ledger"))
+	restoreContent := unopenable(t, filepath.Join(p.dir, "content"))
 	p.start()
 	var st uiStatus
 	waitFor(t, "the UI answering while the ledger cannot be opened", time.Minute, func() bool {
@@ -85,7 +93,7 @@ func TestDevShapeStartsWithoutItsLedger(t *testing.T) {
 		}
 		return err == nil && code == http.StatusOK
 	})
-	if st.Ledger.Available || !strings.Contains(st.Ledger.Error, "not writable") || strings.Contains(st.Ledger.Error, "another process") {
+	if st.Ledger.Available || !strings.Contains(st.Ledger.Error, "not writable") || strings.Contains(st.Ledger.Error, "another process") || !st.ContentUnavailable {
 		t.Fatalf("status while the ledger cannot be opened: %+v", st)
 	}
 	if _, _, _, err := p.stats(); err == nil || !strings.Contains(err.Error(), "503") {
@@ -105,17 +113,20 @@ func TestDevShapeStartsWithoutItsLedger(t *testing.T) {
 		}
 	}
 	waitFor(t, "the outage in metrics", time.Minute, func() bool {
-		return metric(t, metricsURL, "docket_ledger_storage_available") == 0 && metric(t, metricsURL, "otelcol_exporter_queue_size") == calls
+		return metric(t, metricsURL, "docket_ledger_storage_available") == 0 && metric(t, metricsURL, "otelcol_exporter_queue_size") == calls &&
+			metric(t, metricsURL, "docket_contentstore_available") == 0
 	})
 
-	restore()
-	waitFor(t, "the UI reopening the ledger", time.Minute, func() bool {
+	restoreLedger()
+	restoreContent()
+	waitFor(t, "the UI reopening the ledger and the content store", time.Minute, func() bool {
 		st, code, err := p.uiStatus()
-		return err == nil && code == http.StatusOK && st.Ledger.Available
+		return err == nil && code == http.StatusOK && st.Ledger.Available && !st.ContentUnavailable
 	})
 	p.waitCalls(calls, 2*time.Minute)
 	waitFor(t, "storage available in metrics", time.Minute, func() bool {
-		return metric(t, metricsURL, "docket_ledger_storage_available") == 1 && metric(t, metricsURL, "otelcol_exporter_queue_size") == 0
+		return metric(t, metricsURL, "docket_ledger_storage_available") == 1 && metric(t, metricsURL, "otelcol_exporter_queue_size") == 0 &&
+			metric(t, metricsURL, "docket_contentstore_available") == 1
 	})
 	log, _ := os.ReadFile(filepath.Join(p.dir, "collector.log"))
 	if strings.Contains(string(log), "another process") {

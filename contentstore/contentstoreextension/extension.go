@@ -28,12 +28,17 @@ func newExtension(cfg *Config, set extension.Settings) *storeExtension {
 	return &storeExtension{cfg: cfg, set: set}
 }
 
-func (e *storeExtension) Start(ctx context.Context, _ component.Host) error {
+func (e *storeExtension) Start(ctx context.Context, host component.Host) error {
+	var st contentstore.Store
 	st, err := contentstore.Open(ctx, e.cfg.Config, e.set.Logger)
 	if err != nil {
-		return err
+		// Start degraded, not at all (reopen.go).
+		st = newReopening(e.cfg, e.set.Logger, host, err)
 	}
 	reg, err := registerMetrics(e.set.MeterProvider.Meter(metadata.ScopeName), st)
+	if err == nil {
+		err = registerAvailability(e.set.MeterProvider.Meter(metadata.ScopeName), st)
+	}
 	if err != nil {
 		st.Close()
 		return err

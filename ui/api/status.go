@@ -10,14 +10,18 @@ import (
 // statusBody is what the UI's banner shows: which store is unavailable.
 type statusBody struct {
 	Ledger backend.State `json:"ledger"`
-	// Content is false when no content store is configured or it failed.
-	Content bool `json:"content_store_available"`
+	// ContentUnavailable: a content store is configured but could not be
+	// opened yet.
+	ContentUnavailable bool `json:"content_store_unavailable"`
 }
 
 func (a *api) status(*http.Request, auth.Session) (int, any, error) {
-	b := statusBody{Ledger: backend.State{Available: true}, Content: a.Content != nil}
+	b := statusBody{Ledger: backend.State{Available: true}}
 	if a.LedgerState != nil {
 		b.Ledger = a.LedgerState()
+	}
+	if c, ok := a.Content.(interface{ Available() bool }); ok {
+		b.ContentUnavailable = !c.Available()
 	}
 	return http.StatusOK, b, nil
 }

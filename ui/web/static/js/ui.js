@@ -37,6 +37,9 @@ export function showDegraded(status) {
     lines.push(`The ledger is unavailable${since}: calls wait in the collector's queue and appear here once it is back.` +
       (status.ledger.error ? ` (${status.ledger.error})` : ''));
   }
+  if (status && status.content_store_unavailable) {
+    lines.push('The content store is unavailable: content cannot be revealed, and new content is recorded as store_unavailable.');
+  }
   if (!lines.length) {
     replace(el);
     return;
