@@ -29,12 +29,8 @@ func newExtension(cfg *Config, set extension.Settings) *storeExtension {
 }
 
 func (e *storeExtension) Start(ctx context.Context, host component.Host) error {
-	var st contentstore.Store
-	st, err := contentstore.Open(ctx, e.cfg.Config, e.set.Logger)
-	if err != nil {
-		// Start degraded, not at all (reopen.go).
-		st = newReopening(e.cfg, e.set.Logger, host, err)
-	}
+	// Start degraded, not at all.
+	st := contentstore.OpenOrReopen(ctx, e.cfg.Config, e.set.Logger, StatusReporter(host))
 	reg, err := registerMetrics(e.set.MeterProvider.Meter(metadata.ScopeName), st)
 	if err == nil {
 		err = registerAvailability(e.set.MeterProvider.Meter(metadata.ScopeName), st)

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/contentstore/contentstoreextension"
 	"github.com/docketlabs/docket/internal/contentkeys"
 )
 
@@ -58,10 +59,8 @@ func (p *contentRef) start(ctx context.Context, host component.Host) error {
 		return fmt.Errorf("contentref: content store extension %s is not configured; add it to extensions and service.extensions", id)
 	}
 	cfg := contentstore.NewDefaultConfig()
-	st, err := contentstore.Open(ctx, cfg, p.logger)
-	if err != nil {
-		return fmt.Errorf("contentref: open the embedded content store: %w", err)
-	}
+	// Unopenable, content is recorded as store_unavailable until it opens.
+	st := contentstore.OpenOrReopen(ctx, cfg, p.logger, contentstoreextension.StatusReporter(host))
 	p.logger.Info("no contentstore extension in service.extensions; content goes to the embedded directory store",
 		zap.String("directory", contentstore.DefaultDirectory), zap.String("secret_file", cfg.SecretPath()))
 	p.store, p.owned = st, true
