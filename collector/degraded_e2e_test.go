@@ -2,6 +2,7 @@ package collector_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -65,14 +66,25 @@ func (p *collectorProc) uiStatus() (uiStatus, int, error) {
 // The dev shape (ledger exporter, UI and content store in one process)
 // starts although neither the ledger nor the content store directory can
 // be opened: it takes calls into the queue, says so in the UI's status,
-// its metrics and its log (without blaming another process), and writes
+// its metrics, its health check and its log (without blaming another
+// process), and writes
 // every call once the directories can be opened.
 func TestDevShapeStartsWithoutItsLedger(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the collector")
 	}
-	metricsPort := proctest.FreePort(t)
-	p := newCollectorProc(t, docketBinary(t), "dev-degraded.yaml", "E2E_METRICS_PORT="+metricsPort)
+	metricsPort, healthPort := proctest.FreePort(t), proctest.FreePort(t)
+	p := newCollectorProc(t, docketBinary(t), "dev-degraded.yaml", "E2E_METRICS_PORT="+metricsPort, "E2E_HEALTH_PORT="+healthPort)
+	health := func() string {
+		resp, err := http.Get("http://127.0.0.1:" + healthPort + "/")
+		if err != nil {
+			return err.Error()
+		}
+		defer resp.Body.Close()
+		var b struct{ Status string }
+		_ = json.NewDecoder(resp.Body).Decode(&b)
+		return fmt.Sprint(resp.StatusCode, " ", b.Status)
+	}
 	metricsURL := "http://127.0.0.1:" + metricsPort + "/metrics"
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -116,6 +128,10 @@ func TestDevShapeStartsWithoutItsLedger(t *testing.T) {
 		return metric(t, metricsURL, "docket_ledger_storage_available") == 0 && metric(t, metricsURL, "otelcol_exporter_queue_size") == calls &&
 			metric(t, metricsURL, "docket_contentstore_available") == 0
 	})
+	// Alive (200: a restart would not help) and saying it is degraded.
+	if h := health(); h != "200 StatusRecoverableError" {
+		t.Fatalf("health check while degraded: %s", h)
+	}
 
 	restoreLedger()
 	restoreContent()
@@ -126,7 +142,7 @@ func TestDevShapeStartsWithoutItsLedger(t *testing.T) {
 	p.waitCalls(calls, 2*time.Minute)
 	waitFor(t, "storage available in metrics", time.Minute, func() bool {
 		return metric(t, metricsURL, "docket_ledger_storage_available") == 1 && metric(t, metricsURL, "otelcol_exporter_queue_size") == 0 &&
-			metric(t, metricsURL, "docket_contentstore_available") == 1
+			metric(t, metricsURL, "docket_contentstore_available") == 1 && health() == "200 StatusOK"
 	})
 	log, _ := os.ReadFile(filepath.Join(p.dir, "collector.log"))
 	if strings.Contains(string(log), "another process") {
