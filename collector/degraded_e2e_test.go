@@ -67,8 +67,7 @@ func (p *collectorProc) uiStatus() (uiStatus, int, error) {
 // starts although neither the ledger nor the content store directory can
 // be opened: it takes calls into the queue, says so in the UI's status,
 // its metrics, its health check and its log (without blaming another
-// process), and writes
-// every call once the directories can be opened.
+// process), and writes every call once the directories can be opened.
 func TestDevShapeStartsWithoutItsLedger(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the collector")
