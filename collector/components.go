@@ -30,6 +30,7 @@ import (
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
 
+	"github.com/docketlabs/docket/collector/otlpcheckextension"
 	"github.com/docketlabs/docket/contentstore/contentstoreextension"
 	"github.com/docketlabs/docket/extensions/tenantauthextension"
 	"github.com/docketlabs/docket/ledger/ledgerexporter"
@@ -85,6 +86,7 @@ func Components() (otelcol.Factories, error) {
 		contentstoreextension.NewFactory(),
 		tenantauthextension.NewFactory(),
 		oidcauthextension.NewFactory(),
+		otlpcheckextension.NewFactory(),
 		filestorage.NewFactory(),
 		healthcheckextension.NewFactory(),
 		pprofextension.NewFactory(),

@@ -28,12 +28,13 @@ func newExtension(cfg *Config, set extension.Settings) *storeExtension {
 	return &storeExtension{cfg: cfg, set: set}
 }
 
-func (e *storeExtension) Start(ctx context.Context, _ component.Host) error {
-	st, err := contentstore.Open(ctx, e.cfg.Config, e.set.Logger)
-	if err != nil {
-		return err
-	}
+func (e *storeExtension) Start(ctx context.Context, host component.Host) error {
+	// Start degraded, not at all.
+	st := contentstore.OpenOrReopen(ctx, e.cfg.Config, e.set.Logger, StatusReporter(host))
 	reg, err := registerMetrics(e.set.MeterProvider.Meter(metadata.ScopeName), st)
+	if err == nil {
+		err = registerAvailability(e.set.MeterProvider.Meter(metadata.ScopeName), st)
+	}
 	if err != nil {
 		st.Close()
 		return err

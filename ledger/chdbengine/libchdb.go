@@ -113,7 +113,7 @@ func connect(dir string) (*conn, error) {
 	}
 	c := lib.connect(len(argv), argv)
 	if c == nil {
-		return nil, fmt.Errorf("chdbengine: connect to %q failed (is another process using this directory?)", dir)
+		return nil, connectError(dir)
 	}
 	return &conn{c: c}, nil
 }

@@ -2,6 +2,7 @@ package ledgerexporter
 
 import (
 	"errors"
+	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/configoptional"
@@ -26,6 +27,20 @@ type Config struct {
 	DefaultTenant string `mapstructure:"default_tenant"`
 	// PriceTable is an optional price file replacing the shipped table.
 	PriceTable string `mapstructure:"price_table"`
+	// Backpressure is how calls the queue cannot take are answered.
+	Backpressure BackpressureConfig `mapstructure:"backpressure"`
+}
+
+// BackpressureConfig: a full queue, or a queue whose disk is full, refuses
+// new calls at once with a retryable status and this delay.
+type BackpressureConfig struct {
+	// RetryAfter is the delay senders are told to wait (HTTP Retry-After,
+	// gRPC RetryInfo), in whole seconds.
+	RetryAfter time.Duration `mapstructure:"retry_after"`
+	// DiskReserveMiB is space held in the persistent queue's storage for
+	// the queue's own bookkeeping; when items no longer fit, the reserve
+	// takes the last ones in and new calls are refused.
+	DiskReserveMiB int `mapstructure:"disk_reserve_mib"`
 }
 
 var _ component.Config = (*Config)(nil)
@@ -42,6 +57,17 @@ func (c *Config) Validate() error {
 		// A bounded retry drops rows when storage is down longer than the
 		// bound; the ledger keeps every call, so retries must not give up.
 		return errors.New("retry_on_failure.max_elapsed_time must be 0 (retry until stored): the ledger never drops a call")
+	}
+	if c.QueueConfig.HasValue() && c.QueueConfig.Get().BlockOnOverflow {
+		// Blocking holds the sender until its own timeout, with no
+		// Retry-After to back off by.
+		return errors.New("sending_queue.block_on_overflow must be false: a full queue answers at once with 429/RESOURCE_EXHAUSTED and a retry delay")
+	}
+	if c.Backpressure.RetryAfter < time.Second || c.Backpressure.RetryAfter%time.Second != 0 {
+		return errors.New("backpressure.retry_after must be whole seconds, at least 1s (Retry-After counts seconds)")
+	}
+	if c.Backpressure.DiskReserveMiB < 1 {
+		return errors.New("backpressure.disk_reserve_mib must be at least 1")
 	}
 	if !c.RetryConfig.Enabled {
 		return errors.New("retry_on_failure must stay enabled: the ledger never drops a call")

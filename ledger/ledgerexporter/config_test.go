@@ -38,8 +38,8 @@ func TestEmptyConfigIsValidEmbeddedDefault(t *testing.T) {
 	if got := cfg.Storage.EmbeddedPath(); got != filepath.Join("data", "ledger") {
 		t.Fatalf("embedded path %q", got)
 	}
-	if cfg.RetryConfig.MaxElapsedTime != 0 || !cfg.QueueConfig.Get().BlockOnOverflow {
-		t.Fatal("defaults must retry forever and block on overflow: the ledger never drops a call")
+	if cfg.RetryConfig.MaxElapsedTime != 0 || cfg.QueueConfig.Get().BlockOnOverflow {
+		t.Fatal("defaults must retry forever and answer a full queue at once instead of blocking")
 	}
 	// Without batching every request would be an insert of its own.
 	q := cfg.QueueConfig.Get()
@@ -59,7 +59,7 @@ func TestServerConfig(t *testing.T) {
 }
 
 func TestInvalidConfigs(t *testing.T) {
-	for _, name := range []string{"bounded_retry", "two_engines"} {
+	for _, name := range []string{"bounded_retry", "two_engines", "blocking_queue", "fractional_retry_after", "no_disk_reserve"} {
 		if err := confmap.Validate(loadConfig(t, name)); err == nil {
 			t.Errorf("%s: config accepted, want an error", name)
 		}

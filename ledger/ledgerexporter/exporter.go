@@ -33,6 +33,8 @@ type ledgerExporter struct {
 	calls, evidence, failures metric.Int64Counter
 	costUnknown               metric.Int64Counter
 	outage                    *outageLog
+	guard                     *queueGuard
+	health                    health
 }
 
 func newLedgerExporter(cfg *Config, set exporter.Settings) *ledgerExporter {
@@ -41,6 +43,7 @@ func newLedgerExporter(cfg *Config, set exporter.Settings) *ledgerExporter {
 		logger: set.Logger,
 		meter:  set.MeterProvider.Meter("github.com/docketlabs/docket/ledger/ledgerexporter"),
 		outage: &outageLog{logger: set.Logger, interval: 30 * time.Second},
+		guard:  &queueGuard{logger: set.Logger, reserveChunks: cfg.Backpressure.DiskReserveMiB << 20 / reserveChunkSize, retryEvery: cfg.Backpressure.RetryAfter},
 	}
 }
 
@@ -59,13 +62,25 @@ func (e *ledgerExporter) start(ctx context.Context, host component.Host) error {
 	if e.failures, err = e.meter.Int64Counter("docket_ledger_write_failures", metric.WithDescription("Failed ledger writes; the batch stays queued and is retried")); err != nil {
 		return err
 	}
+	metaFailures, err := e.meter.Int64Counter("docket_ledger_queue_metadata_write_failures",
+		metric.WithDescription("Sending-queue metadata writes that failed while dispatching an item; the item was kept"))
+	if err != nil {
+		return err
+	}
+	e.guard.metaWriteFailures = func(ctx context.Context) { metaFailures.Add(ctx, 1) }
 	if e.costUnknown, err = e.meter.Int64Counter("docket_ledger_calls_cost_unknown", metric.WithDescription("Calls whose cost is unknown, by cost status")); err != nil {
 		return err
 	}
 	if !e.cfg.QueueConfig.HasValue() || e.cfg.QueueConfig.Get().StorageID == nil {
 		e.logger.Warn("ledger sending_queue has no storage: calls accepted but not yet written are lost if the process dies; set sending_queue.storage to a file_storage extension")
 	}
-	if _, err := e.openStore(ctx); err != nil {
+	if err := e.health.register(e.meter); err != nil {
+		return err
+	}
+	e.health.start(host)
+	_, err = e.openStore(ctx)
+	e.health.set(err)
+	if err != nil {
 		// Storage that is down at start must not lose calls either: the
 		// queue holds them and pushTraces retries opening.
 		e.logger.Error("ledger storage unavailable at start; calls stay queued until it opens", zap.Error(err))
@@ -175,19 +190,23 @@ func (e *ledgerExporter) push(ctx context.Context, req xexporterhelper.Request) 
 	}
 	store, err := e.openStore(ctx)
 	if err != nil {
+		e.health.set(err)
 		e.fail(ctx, err)
 		return err
 	}
 	chunks, n := r.chunks()
 	if err := store.InsertCallRows(ctx, chunks, n); err != nil {
+		e.health.set(err)
 		e.fail(ctx, err)
 		return err
 	}
 	if err := store.InsertEvidence(ctx, r.evidence); err != nil {
+		e.health.set(err)
 		e.fail(ctx, err)
 		return err
 	}
 	e.outage.success()
+	e.health.set(nil)
 	e.calls.Add(ctx, int64(n))
 	e.evidence.Add(ctx, int64(len(r.evidence)))
 	return nil

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.opentelemetry.io/collector/exporter/exporterhelper/xexporterhelper"
+	"go.opentelemetry.io/otel/metric"
 
 	"github.com/docketlabs/docket/internal/conventions"
 )
@@ -33,7 +34,7 @@ func createDefaultConfig() component.Config {
 	retry.MaxElapsedTime = 0
 	retry.MaxInterval = 30 * time.Second
 	queue := exporterhelper.NewDefaultQueueConfig()
-	queue.BlockOnOverflow = true
+	queue.BlockOnOverflow = false // a full queue answers with a retry delay (backpressure.go)
 	queue.Sizer = exporterhelper.RequestSizerTypeItems
 	queue.QueueSize = 200_000
 	// Each insert costs the engine a fixed ~20 ms of CPU and leaves a part
@@ -52,6 +53,7 @@ func createDefaultConfig() component.Config {
 		RetryConfig:     retry,
 		TenantAttribute: conventions.TenantAttribute,
 		DefaultTenant:   conventions.DefaultTenant,
+		Backpressure:    BackpressureConfig{RetryAfter: time.Second, DiskReserveMiB: 16},
 	}
 }
 
@@ -60,7 +62,7 @@ func createTraces(ctx context.Context, set exporter.Settings, cfg component.Conf
 	exp := newLedgerExporter(c, set)
 	// Rows are extracted as spans arrive and the queue holds them encoded
 	// (rows.go), not the spans.
-	return xexporterhelper.NewTracesRequest(ctx, set, exp.convert, exp.push,
+	traces, err := xexporterhelper.NewTracesRequest(ctx, set, exp.convert, exp.push,
 		exporterhelper.WithCapabilities(consumer.Capabilities{MutatesData: false}),
 		exporterhelper.WithStart(exp.start),
 		exporterhelper.WithShutdown(exp.shutdown),
@@ -68,4 +70,16 @@ func createTraces(ctx context.Context, set exporter.Settings, cfg component.Conf
 		xexporterhelper.WithQueueBatch(c.QueueConfig, xexporterhelper.QueueBatchSettings{Encoding: rowsEncoding{legacy: exp.convertQueued}}),
 		exporterhelper.WithRetry(c.RetryConfig),
 	)
+	if err != nil {
+		return nil, err
+	}
+	g := &guardedTraces{Traces: traces, guard: exp.guard, retryAfter: c.Backpressure.RetryAfter}
+	if c.QueueConfig.HasValue() {
+		g.storageID = c.QueueConfig.Get().StorageID
+	}
+	if g.refused, err = exp.meter.Int64Counter("docket_ledger_spans_refused",
+		metric.WithDescription("Spans refused with a retry delay because the sending queue or its disk was full; the sender keeps them")); err != nil {
+		return nil, err
+	}
+	return g, nil
 }

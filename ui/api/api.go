@@ -17,6 +17,7 @@ import (
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/backend"
 	"github.com/docketlabs/docket/ledger/lifecycle"
 	"github.com/docketlabs/docket/ledger/views"
 	"github.com/docketlabs/docket/ui/auth"
@@ -25,6 +26,8 @@ import (
 // Deps are what the API serves from.
 type Deps struct {
 	Ledger *ledger.Store
+	// LedgerState tells whether the ledger is open; nil means it is.
+	LedgerState func() backend.State
 	// Content is the content store; nil means content cannot be revealed
 	// (answered with 503, recorded as such).
 	Content contentstore.Store
@@ -68,6 +71,7 @@ func (a *api) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/v1/session", a.signIn)
 	mux.HandleFunc("GET /api/v1/session", a.session)
 	mux.HandleFunc("DELETE /api/v1/session", a.signOut)
+	mux.Handle("GET /api/v1/status", a.signedIn(a.status))
 	mux.Handle("POST /api/v1/session/password", a.signedIn(a.changePassword))
 
 	mux.Handle("GET /api/v1/search", a.allowed(access.RoleViewer, a.search))

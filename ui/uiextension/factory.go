@@ -46,6 +46,8 @@ type uiExtension struct {
 	cfg    *Config
 	set    extension.Settings
 	store  *ledger.Store
+	ledger *backend.Reopening
+	watch  chan struct{} // closed to stop watching the ledger's state
 	server *api.Server
 	runner *lifecycle.Runner
 }
@@ -74,11 +76,10 @@ func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
 		fmt.Fprintf(os.Stderr, "\n  Docket UI: created user \"admin\" with one-time password %s\n  (it must be changed at first sign-in; accounts are in %s)\n\n",
 			oneTime, u.cfg.Auth.UsersFile)
 	}
-	store, err := backend.Open(ctx, u.cfg.Storage)
-	if err != nil {
-		return err
-	}
-	deps := api.Deps{Ledger: store, Content: content, Auth: authn, ExportDir: u.cfg.ExportDirectory, Logger: logger}
+	// The UI starts without its ledger and says so (ledgerstate.go).
+	u.ledger = u.openLedger(ctx, host, logger)
+	store := u.ledger.Store()
+	deps := api.Deps{Ledger: store, LedgerState: u.ledger.State, Content: content, Auth: authn, ExportDir: u.cfg.ExportDirectory, Logger: logger}
 	if content != nil {
 		if deps.Lifecycle, err = lifecycle.New(store, content, lifecycle.Options{Policy: u.cfg.Retention, Logger: logger}); err != nil {
 			store.Engine().Close()
@@ -132,6 +133,9 @@ func (u *uiExtension) contentStore(host component.Host) (contentstore.Store, err
 }
 
 func (u *uiExtension) Shutdown(ctx context.Context) error {
+	if u.watch != nil {
+		close(u.watch)
+	}
 	if u.runner != nil {
 		// An expiry run it interrupts is recorded as failed.
 		u.runner.Stop()

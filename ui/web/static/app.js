@@ -4,7 +4,7 @@
 import { h, replace } from './js/dom.js';
 import * as api from './js/api.js';
 import { start, navigate } from './js/router.js';
-import { clearAlerts, fail, showNotice, takeFlash, loading } from './js/ui.js';
+import { clearAlerts, fail, showDegraded, showNotice, takeFlash, loading } from './js/ui.js';
 import * as fmt from './js/format.js';
 import login from './js/pages/login.js';
 import account from './js/pages/account.js';
@@ -116,6 +116,7 @@ async function render() {
       fail(e);
       return;
     }
+    api.get('/api/v1/status', signal).then(showDegraded, () => {});
     if (session.must_change_password && path !== '/account') {
       navigate(`/account?next=${encodeURIComponent(path + location.search)}`, { replace: true });
       return;

@@ -27,6 +27,27 @@ export function showNotice(message) {
       h('button', { type: 'button', class: 'alert-close', 'aria-label': 'Dismiss', onclick: clearAlerts }, '×')));
 }
 
+// showDegraded keeps a banner up while a store the UI needs is
+// unavailable (GET /api/v1/status); page alerts do not replace it.
+export function showDegraded(status) {
+  const el = document.getElementById('degraded');
+  const lines = [];
+  if (status && status.ledger && !status.ledger.available) {
+    const since = status.ledger.unavailable_since ? ` since ${fmt.time(status.ledger.unavailable_since)}` : '';
+    lines.push(`The ledger is unavailable${since}: calls wait in the collector's queue and appear here once it is back.` +
+      (status.ledger.error ? ` (${status.ledger.error})` : ''));
+  }
+  if (status && status.content_store_unavailable) {
+    lines.push('The content store is unavailable: content cannot be revealed, and new content is recorded as store_unavailable.');
+  }
+  if (!lines.length) {
+    replace(el);
+    return;
+  }
+  replace(el, h('div', { class: 'alert alert-error', role: 'alert', testid: 'degraded' },
+    h('span', { class: 'alert-text' }, lines.join(' '))));
+}
+
 export function clearAlerts() {
   replace(alerts());
 }
