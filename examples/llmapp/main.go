@@ -48,41 +48,25 @@ func run() error {
 		customers       = flag.Int("customers", 1000, "demo customers to seed (user0000@example.com …)")
 		fakeFailureRate = flag.Float64("fake-failure-rate", 0, "built-in provider: fraction of calls answered 429/500/503")
 		fakeNoUsageRate = flag.Float64("fake-missing-usage-rate", 0, "built-in provider: fraction of responses without usage")
+		flushTimeout    = flag.Duration("flush-timeout", 60*time.Second, "time the SDK may take at exit to export the spans it still holds")
 		export          = defaultExport
 	)
 	flag.IntVar(&export.QueueSize, "span-queue", defaultExport.QueueSize, "spans the SDK's batch processor holds before -span-block applies")
 	flag.IntVar(&export.BatchSize, "span-batch", defaultExport.BatchSize, "spans per OTLP export request")
 	flag.BoolVar(&export.Block, "span-block", defaultExport.Block, "when the span queue is full, wait for room instead of dropping (the SDK default drops)")
 	flag.Parse()
-	if *workers < 1 || *queueSize < 0 || *customers < 0 || *jobTimeout <= 0 || export.QueueSize < 1 || export.BatchSize < 1 || export.BatchSize > export.QueueSize {
-		return errors.New("-workers must be ≥ 1, -queue and -customers ≥ 0, -job-timeout > 0, 1 ≤ -span-batch ≤ -span-queue")
+	if *workers < 1 || *queueSize < 0 || *customers < 0 || *jobTimeout <= 0 || *flushTimeout <= 0 || export.QueueSize < 1 || export.BatchSize < 1 || export.BatchSize > export.QueueSize {
+		return errors.New("-workers must be ≥ 1, -queue and -customers ≥ 0, -job-timeout and -flush-timeout > 0, 1 ≤ -span-batch ≤ -span-queue")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	tp, self, err := newTracerProvider(ctx, *otlpEndpoint, export)
+	tr, err := newTracerProvider(ctx, *otlpEndpoint, export)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		// Flush what the batch processor still holds, then say what the SDK
-		// dropped: spans lost before they reach the collector are invisible
-		// to it.
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := tp.Shutdown(shutdownCtx); err != nil {
-			slog.Warn("trace export at shutdown", "err", err)
-		}
-		dropped, err := self.DroppedSpans(shutdownCtx)
-		switch {
-		case err != nil:
-			slog.Warn("spans dropped by the SDK: unknown", "err", err)
-		case dropped > 0:
-			slog.Warn("spans dropped by the SDK before export", "spans", dropped)
-		default:
-			slog.Info("spans dropped by the SDK before export", "spans", 0)
-		}
-	}()
+	defer tr.shutdown(*flushTimeout)
+	tp := tr.provider
 	otel.SetTracerProvider(tp)
 	otel.SetTextMapPropagator(propagation.TraceContext{})
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { slog.Warn("opentelemetry", "err", err) }))
@@ -138,10 +122,10 @@ func run() error {
 	return err
 }
 
-func newTracerProvider(ctx context.Context, endpoint string, cfg exportConfig) (*sdktrace.TracerProvider, *sdkSelfMetrics, error) {
+func newTracerProvider(ctx context.Context, endpoint string, cfg exportConfig) (*tracing, error) {
 	exporter, err := otlptracegrpc.New(ctx, otlptracegrpc.WithEndpoint(endpoint), otlptracegrpc.WithInsecure())
 	if err != nil {
-		return nil, nil, fmt.Errorf("otlp exporter: %w", err)
+		return nil, fmt.Errorf("otlp exporter: %w", err)
 	}
 	res, err := resource.New(ctx,
 		resource.WithAttributes(semconv.ServiceName("llmapp"), semconv.ServiceVersion("0.1.0")),
@@ -150,11 +134,41 @@ func newTracerProvider(ctx context.Context, endpoint string, cfg exportConfig) (
 		resource.WithHost(),
 	)
 	if err != nil {
-		return nil, nil, fmt.Errorf("resource: %w", err)
+		return nil, fmt.Errorf("resource: %w", err)
 	}
-	self := newSDKSelfMetrics(res)
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter, cfg.spanProcessorOptions()...), sdktrace.WithResource(res))
-	return tp, self, nil
+	t := &tracing{self: newSDKSelfMetrics(res)}
+	t.provider = sdktrace.NewTracerProvider(
+		sdktrace.WithBatcher(t.account.Exporter(exporter), cfg.spanProcessorOptions()...),
+		sdktrace.WithSpanProcessor(t.account.Processor()),
+		sdktrace.WithResource(res))
+	return t, nil
+}
+
+// tracing is the app's tracer provider and the accounts of what it lost.
+type tracing struct {
+	provider *sdktrace.TracerProvider
+	self     *sdkSelfMetrics
+	account  spanAccount
+}
+
+// shutdown flushes what the batch processor still holds, then says what
+// never reached the collector: spans lost before it are invisible to it.
+func (t *tracing) shutdown(timeout time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := t.provider.Shutdown(ctx); err != nil {
+		slog.Warn("trace export at shutdown", "err", err, "timeout", timeout)
+	}
+	dropped, err := t.self.DroppedSpans(ctx)
+	if err != nil {
+		slog.Warn("spans dropped by the SDK: unknown", "err", err)
+	}
+	lost := t.account.Lost()
+	level := slog.LevelInfo
+	if lost > 0 || dropped > 0 {
+		level = slog.LevelWarn
+	}
+	slog.Log(ctx, level, "spans not exported", "ended", t.account.ended.Load(), "not_exported", lost, "dropped_queue_full", dropped)
 }
 
 // startFakeProvider serves the built-in OpenAI stand-in on a free loopback

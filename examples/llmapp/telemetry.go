@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -95,3 +96,48 @@ func (m *sdkSelfMetrics) DroppedSpans(ctx context.Context) (int64, error) {
 	}
 	return dropped, nil
 }
+
+// spanAccount counts the sampled spans the application ended and the spans
+// the exporter delivered, so that every loss shows — a full queue, a failed
+// export, or a shutdown flush that ran out of time, which the SDK counts
+// nowhere.
+type spanAccount struct {
+	ended, exported atomic.Int64
+}
+
+// Exporter wraps exp to count the spans it delivered.
+func (a *spanAccount) Exporter(exp sdktrace.SpanExporter) sdktrace.SpanExporter {
+	return &countingExporter{SpanExporter: exp, exported: &a.exported}
+}
+
+// Processor counts ended spans; register it beside the batch processor.
+func (a *spanAccount) Processor() sdktrace.SpanProcessor { return (*endCounter)(&a.ended) }
+
+// Lost is how many ended spans were not delivered (so far).
+func (a *spanAccount) Lost() int64 { return a.ended.Load() - a.exported.Load() }
+
+type countingExporter struct {
+	sdktrace.SpanExporter
+	exported *atomic.Int64
+}
+
+func (e *countingExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	err := e.SpanExporter.ExportSpans(ctx, spans)
+	if err == nil {
+		e.exported.Add(int64(len(spans)))
+	}
+	return err
+}
+
+type endCounter atomic.Int64
+
+func (c *endCounter) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
+
+func (c *endCounter) OnEnd(s sdktrace.ReadOnlySpan) {
+	if s.SpanContext().IsSampled() {
+		(*atomic.Int64)(c).Add(1)
+	}
+}
+
+func (c *endCounter) Shutdown(context.Context) error   { return nil }
+func (c *endCounter) ForceFlush(context.Context) error { return nil }
