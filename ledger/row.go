@@ -2,7 +2,11 @@
 // ClickHouse engine through the SQL of the queries package.
 package ledger
 
-import "time"
+import (
+	"time"
+
+	"github.com/docketlabs/docket/internal/conventions"
+)
 
 // Call is one ledger row: one LLM call span. JSON keys are the public column
 // names (exports and the API use them). Pointers are NULL when the span did
@@ -54,6 +58,11 @@ type Call struct {
 	PriceRef              string            `json:"price_ref"`
 	AttributeIssues       []string          `json:"attribute_issues"`
 	IngestedAt            time.Time         `json:"ingested_at"`
+
+	// usageUncertain is the cost status of usage whose family's semantics
+	// are unknown for a part the call reported ("" if none); Derive keeps
+	// such a call unpriced.
+	usageUncertain conventions.CostStatus
 }
 
 // Refs are the call's content references that are set, in column order

@@ -102,7 +102,7 @@ func TestEvidenceRoundTrip(t *testing.T) {
 	res, span := testSpan(map[string]any{"gen_ai.operation.name": "retrieval",
 		"gen_ai.retrieval.documents": `[{"id":"doc-7","version":"v2","score":0.5}]`})
 	span.SetTraceID(pcommon.TraceID{0xee, 1})
-	e, ok := testExtractor(t).Evidence(res, span, time.Now().UTC())
+	e, ok := evidenceOf(testExtractor(t), res, span, time.Now().UTC())
 	if !ok {
 		t.Fatal("not evidence")
 	}

@@ -24,9 +24,8 @@ import (
 
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/contentstore/contentstoreextension"
-	"github.com/docketlabs/docket/internal/contentkeys"
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/internal/s3test"
-	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/processors/contentrefprocessor/internal/metadata"
 )
 
@@ -824,8 +823,8 @@ func TestContentKeyIndex(t *testing.T) {
 		"http.route":                                      "",
 	} {
 		got := ""
-		if i := contentkeys.Index(attr); i >= 0 {
-			got = contentkeys.Keys[i].Name
+		if i := conventions.ContentIndex(attr); i >= 0 {
+			got = conventions.ContentKeys[i].Name
 		}
 		if got != want {
 			t.Errorf("%s: item %q, want %q", attr, got, want)
@@ -833,21 +832,10 @@ func TestContentKeyIndex(t *testing.T) {
 	}
 }
 
-// TestLedgerKnowsEveryContentKey: the ledger marks a call whose content is
-// still on the span (no content processor ran) by the same keys this
-// processor moves.
-func TestLedgerKnowsEveryContentKey(t *testing.T) {
-	// collectAttrs marks the keys found on one map in a uint64.
-	if len(contentkeys.Keys) > 64 {
-		t.Fatalf("%d content keys; collectAttrs holds 64", len(contentkeys.Keys))
-	}
-	for _, ck := range contentkeys.Keys {
-		attr := ck.Name
-		if ck.Leaf != "" {
-			attr = ck.Name + ".0." + ck.Leaf
-		}
-		if !ledger.IsContentAttribute(attr) {
-			t.Errorf("the ledger does not see %s as content", attr)
-		}
+// TestContentKeysFitTheBitset: collectAttrs marks the keys found on one
+// map in a bitset.
+func TestContentKeysFitTheBitset(t *testing.T) {
+	if n := len(conventions.ContentKeys); n > len(bitset{})*64 {
+		t.Fatalf("%d content keys; collectAttrs holds %d", n, len(bitset{})*64)
 	}
 }
