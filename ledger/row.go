@@ -58,6 +58,11 @@ type Call struct {
 	PriceRef              string            `json:"price_ref"`
 	AttributeIssues       []string          `json:"attribute_issues"`
 	IngestedAt            time.Time         `json:"ingested_at"`
+	// EvidenceSpanIDs are the other spans of the trace that describe the
+	// same provider call (a second instrumentation, a wrapper repeating
+	// it), merged into this row when read (the provider_calls view). Not
+	// stored with the row.
+	EvidenceSpanIDs []string `json:"evidence_span_ids,omitempty"`
 
 	// usageUncertain is the cost status of usage whose family's semantics
 	// are unknown for a part the call reported ("" if none); Derive keeps

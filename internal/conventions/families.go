@@ -184,12 +184,12 @@ var Families = []Family{
 	},
 	{
 		// Gemini's candidates count leaves thoughts out; ADK's own
-		// attributes do not say which count they pass.
+		// attributes do not say which count they pass. Its event ID is
+		// ADK's, not the provider's response ID.
 		Name:              "google-adk",
 		Source:            "google/adk-python src/google/adk/telemetry/tracing.py",
 		Scopes:            []string{"gcp.vertex.agent"},
 		Markers:           []string{"gcp.vertex.agent.llm_request", "gcp.vertex.agent.llm_response", "gcp.vertex.agent.invocation_id"},
-		Columns:           map[Column][]Key{ColResponseID: keys("gcp.vertex.agent.event_id")},
 		ReasoningInOutput: byProvider(Unknown, nil),
 	},
 	{
