@@ -266,7 +266,7 @@ func (is *issues) colList(r *conventions.Reading, c conventions.Column) []string
 			raw = append(raw, s.At(i).AsString())
 		}
 	case pcommon.ValueTypeStr:
-		if err := json.Unmarshal([]byte(v.Str()), &raw); err != nil {
+		if !strings.HasPrefix(v.Str(), "[") || json.Unmarshal([]byte(v.Str()), &raw) != nil {
 			raw = []string{v.Str()}
 		}
 	default:

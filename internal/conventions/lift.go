@@ -3,6 +3,8 @@ package conventions
 import (
 	"encoding/json"
 	"math"
+	"strconv"
+	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
@@ -31,7 +33,9 @@ func Lift(scope string, attrs pcommon.Map, content string) {
 		if !ok || f.Key.Name != content {
 			continue
 		}
-		putJSON(attrs, dst, f.Raw)
+		if v := pcommon.NewValueEmpty(); setJSON(v, f.Raw) {
+			v.CopyTo(attrs.PutEmpty(dst))
+		}
 	}
 }
 
@@ -59,30 +63,39 @@ func (r *Reading) fieldOf(c Column, content string) bool {
 	return false
 }
 
-// putJSON sets key to a JSON scalar or array of strings; other values are
-// not metadata and are left.
-func putJSON(attrs pcommon.Map, key string, raw json.RawMessage) {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return
-	}
-	switch t := v.(type) {
-	case string:
-		attrs.PutStr(key, t)
-	case bool:
-		attrs.PutBool(key, t)
-	case float64:
-		if t == math.Trunc(t) && math.Abs(t) < 1<<53 {
-			attrs.PutInt(key, int64(t))
-		} else {
-			attrs.PutDouble(key, t)
+// setJSON sets v to a JSON scalar or array of strings and reports whether
+// raw was one; other values are not metadata.
+func setJSON(v pcommon.Value, raw string) bool {
+	switch {
+	case raw == "true" || raw == "false":
+		v.SetBool(raw == "true")
+	case strings.HasPrefix(raw, `"`) && !strings.Contains(raw, `\`):
+		v.SetStr(raw[1 : len(raw)-1])
+	case strings.HasPrefix(raw, `"`):
+		var s string
+		if json.Unmarshal([]byte(raw), &s) != nil {
+			return false
 		}
-	case []any:
-		s := attrs.PutEmptySlice(key)
-		for _, e := range t {
-			if str, ok := e.(string); ok {
-				s.AppendEmpty().SetStr(str)
-			}
+		v.SetStr(s)
+	case strings.HasPrefix(raw, "["):
+		var list []string
+		if json.Unmarshal([]byte(raw), &list) != nil {
+			return false
 		}
+		sl := v.SetEmptySlice()
+		for _, e := range list {
+			sl.AppendEmpty().SetStr(e)
+		}
+	default:
+		if n, err := strconv.ParseInt(raw, 10, 64); err == nil {
+			v.SetInt(n)
+			return true
+		}
+		f, err := strconv.ParseFloat(raw, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return false
+		}
+		v.SetDouble(f)
 	}
+	return true
 }

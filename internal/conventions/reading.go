@@ -3,7 +3,6 @@ package conventions
 import (
 	"encoding/json"
 	"slices"
-	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
@@ -26,7 +25,16 @@ type compiled struct {
 
 type ckey struct {
 	Key
-	id uint16
+	id   uint16
+	name string // Name, or Name.Field
+}
+
+func newCkey(k Key, id uint16) ckey {
+	c := ckey{Key: k, id: id, name: k.Name}
+	if k.Field != "" {
+		c.name = k.Name + "." + k.Field
+	}
+	return c
 }
 
 type familyKey struct {
@@ -53,12 +61,12 @@ func compile() *compiled {
 	for f, fam := range all {
 		for c := range NumColumns {
 			for _, key := range append(slices.Clip(fam.Columns[c]), Columns[c]...) {
-				t.columns[f][c] = append(t.columns[f][c], ckey{key, id(key.Name)})
+				t.columns[f][c] = append(t.columns[f][c], newCkey(key, id(key.Name)))
 				if key.Field != "" && len(Columns[c]) > 0 {
 					// The content processor lifts the field to the
 					// column's first key (Lift): read it in the same place.
 					lifted := Columns[c][0]
-					t.columns[f][c] = append(t.columns[f][c], ckey{lifted, id(lifted.Name)})
+					t.columns[f][c] = append(t.columns[f][c], newCkey(lifted, id(lifted.Name)))
 				}
 			}
 		}
@@ -98,7 +106,7 @@ type Reading struct {
 
 type parsed struct {
 	id     uint16
-	fields map[string]json.RawMessage
+	fields []field
 	err    bool
 }
 
@@ -188,7 +196,8 @@ func (r *Reading) Classify(name string) (Role, string) {
 	}
 	if kk := table.kindKey[r.family]; kk >= 0 {
 		if v, ok := r.get(uint16(kk)); ok {
-			if op, known := r.Family().Kinds[strings.ToLower(v.AsString())]; known {
+			var buf [32]byte
+			if op, known := r.Family().Kinds[string(lower(buf[:0], v.Str()))]; known {
 				if op == "" {
 					return RoleNotCall, ""
 				}
@@ -217,22 +226,32 @@ func (r *Reading) Classify(name string) (Role, string) {
 	return RoleOther, ""
 }
 
+// lower appends s in ASCII lower case to buf: looked up as
+// Kinds[string(lower(…))], a kind costs no allocation.
+func lower(buf []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf = append(buf, c)
+	}
+	return buf
+}
+
 // Found is one column value: the attribute's value, and the key it came
-// from (for a JSON field, Name.Field).
+// from.
 type Found struct {
 	Value pcommon.Value
 	Key   Key
+	name  string
 	// Raw is the JSON of a field (Key.Field set); Value is then empty.
-	Raw json.RawMessage
+	Raw string
 }
 
-// Name is the key the value came from, for issues.
-func (f Found) Name() string {
-	if f.Key.Field != "" {
-		return f.Key.Name + "." + f.Key.Field
-	}
-	return f.Key.Name
-}
+// Name is the key the value came from (for a JSON field, Name.Field), for
+// issues.
+func (f Found) Name() string { return f.name }
 
 // Lookup finds a column's value: the first of the family's keys, then the
 // defaults, that the span carries with a non-empty value. bad reports a
@@ -254,15 +273,17 @@ func (r *Reading) Lookup(c Column) (found Found, ok bool, bad string) {
 			if v.Type() == pcommon.ValueTypeStr && v.Str() == "" {
 				continue
 			}
-			return Found{Value: v, Key: key.Key}, true, ""
+			return Found{Value: v, Key: key.Key, name: key.name}, true, ""
 		}
 		fields, err := r.fields(key.id, v)
 		if err {
 			bad = key.Name
 			continue
 		}
-		if raw, ok := fields[key.Field]; ok && len(raw) > 0 && string(raw) != "null" && string(raw) != `""` {
-			return Found{Key: key.Key, Raw: raw}, true, bad
+		for _, f := range fields {
+			if f.key == key.Field && f.raw != "null" && f.raw != `""` {
+				return Found{Key: key.Key, name: key.name, Raw: f.raw}, true, bad
+			}
 		}
 	}
 	return Found{}, false, bad
@@ -272,7 +293,7 @@ func (r *Reading) Lookup(c Column) (found Found, ok bool, bad string) {
 // be megabytes, and its identifiers come first.
 const MaxJSON = 256 << 10
 
-func (r *Reading) fields(id uint16, v pcommon.Value) (map[string]json.RawMessage, bool) {
+func (r *Reading) fields(id uint16, v pcommon.Value) ([]field, bool) {
 	for _, p := range r.json {
 		if p.id == id {
 			return p.fields, p.err
@@ -280,16 +301,19 @@ func (r *Reading) fields(id uint16, v pcommon.Value) (map[string]json.RawMessage
 	}
 	p := parsed{id: id}
 	switch v.Type() {
-	case pcommon.ValueTypeMap:
-		p.fields = map[string]json.RawMessage{}
-		for k, mv := range v.Map().All() {
-			if b, err := json.Marshal(mv.AsRaw()); err == nil {
-				p.fields[k] = b
-			}
-		}
 	case pcommon.ValueTypeStr:
 		s := v.Str()
-		p.err = len(s) > MaxJSON || json.Unmarshal([]byte(s), &p.fields) != nil
+		p.err = len(s) > MaxJSON
+		if !p.err {
+			p.fields, p.err = topLevel(s)
+		}
+	case pcommon.ValueTypeMap:
+		// Some SDKs send the object as a map attribute.
+		for k, mv := range v.Map().All() {
+			if b, err := json.Marshal(mv.AsRaw()); err == nil {
+				p.fields = append(p.fields, field{k, string(b)})
+			}
+		}
 	default:
 		p.err = true
 	}
@@ -323,16 +347,15 @@ func (r *Reading) ReasoningSemantics(provider string) Semantics {
 	return r.Family().ReasoningInOutput.For(provider)
 }
 
-// Val is the value found: the attribute's, or a JSON field's decoded to a
-// string, number, bool or array of strings (anything else: its JSON text).
+// Val is the value found: the attribute's, or a JSON field's as a string,
+// number, bool or array of strings (anything else: its JSON text).
 func (f Found) Val() pcommon.Value {
 	if f.Key.Field == "" {
 		return f.Value
 	}
-	m := pcommon.NewMap()
-	putJSON(m, "v", f.Raw)
-	if v, ok := m.Get("v"); ok {
-		return v
+	v := pcommon.NewValueEmpty()
+	if !setJSON(v, f.Raw) {
+		v.SetStr(f.Raw)
 	}
-	return pcommon.NewValueStr(string(f.Raw))
+	return v
 }
