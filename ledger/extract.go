@@ -404,6 +404,10 @@ func (x *Extractor) usage(r *conventions.Reading, c *Call, is *issues) {
 			is.add("uncertain_semantics", "input_tokens")
 		}
 	}
+	if key, ok := r.UnpricedWrites(); ok {
+		c.usageUncertain = conventions.CostUnpricedCacheWrite
+		is.add("unpriced", key)
+	}
 	if c.OutputTokens != nil && positive(c.ReasoningTokens) {
 		switch r.ReasoningSemantics(c.Provider) {
 		case conventions.Excluded:

@@ -3,6 +3,7 @@
 package ledger
 
 import (
+	"slices"
 	"time"
 
 	"github.com/docketlabs/docket/internal/conventions"
@@ -63,6 +64,10 @@ type Call struct {
 	// it), merged into this row when read (the provider_calls view). Not
 	// stored with the row.
 	EvidenceSpanIDs []string `json:"evidence_span_ids,omitempty"`
+	// MemberRefs are the content references of every span of the call
+	// (each instrumentation may have stored its own copy of the prompt),
+	// read with the merged row; the reference columns hold one of each.
+	MemberRefs []string `json:"member_refs,omitempty"`
 
 	// usageUncertain is the cost status of usage whose family's semantics
 	// are unknown for a part the call reported ("" if none); Derive keeps
@@ -71,11 +76,12 @@ type Call struct {
 }
 
 // Refs are the call's content references that are set, in column order
-// (input, output, system instructions, tool definitions).
+// (input, output, system instructions, tool definitions), then those of the
+// other spans describing the same call.
 func (c *Call) Refs() []string {
-	refs := make([]string, 0, 4)
-	for _, r := range []string{c.InputRef, c.OutputRef, c.SystemInstructionsRef, c.ToolDefinitionsRef} {
-		if r != "" {
+	refs := make([]string, 0, 4+len(c.MemberRefs))
+	for _, r := range append([]string{c.InputRef, c.OutputRef, c.SystemInstructionsRef, c.ToolDefinitionsRef}, c.MemberRefs...) {
+		if r != "" && !slices.Contains(refs, r) {
 			refs = append(refs, r)
 		}
 	}

@@ -21,6 +21,10 @@ type Family struct {
 	NotCallMarkers []string
 	// Columns are read before the defaults of Columns.
 	Columns map[Column][]Key
+	// UnpricedWrites count cache writes billed at a rate the price table
+	// does not have (Anthropic's one-hour cache); a call reporting any is
+	// not priced.
+	UnpricedWrites []string
 	// CacheInInput: whether the input count includes cache reads and
 	// writes. ReasoningInOutput: whether the output count includes
 	// reasoning tokens.
@@ -67,10 +71,11 @@ var GenAI = Family{
 // Families other than GenAI, in detection order.
 var Families = []Family{
 	{
-		Name:    "anthropic-sdk",
-		Source:  "@anthropic-ai/sdk 0.137.0 src/lib/internal/tracing/attributes.ts",
-		Scopes:  []string{"com.anthropic.sdk"},
-		Columns: map[Column][]Key{ColFinishReasons: keys("anthropic.message.stop_reason"), ColCacheWriteTokens: keys("gen_ai.usage.cache_write.input_tokens")},
+		Name:           "anthropic-sdk",
+		Source:         "@anthropic-ai/sdk 0.137.0 src/lib/internal/tracing/attributes.ts",
+		Scopes:         []string{"com.anthropic.sdk"},
+		Columns:        map[Column][]Key{ColFinishReasons: keys("anthropic.message.stop_reason"), ColCacheWriteTokens: keys("gen_ai.usage.cache_write.input_tokens")},
+		UnpricedWrites: []string{"anthropic.usage.cache_creation.ephemeral_1h_input_tokens"},
 	},
 	{
 		Name:    "vercel-ai",

@@ -12,15 +12,16 @@ type compiled struct {
 	ids map[string]uint16
 	// columns[f][c] are family f's keys for column c, its own first; the
 	// last family is GenAI.
-	columns [][NumColumns][]ckey
-	markers []familyKey
-	kindKey []int // per family, key ID or -1
-	notCall [][]uint16
-	agg     []uint16
-	op      uint16
-	system  uint16
-	model   [2]uint16
-	input   [2]uint16
+	columns  [][NumColumns][]ckey
+	markers  []familyKey
+	kindKey  []int // per family, key ID or -1
+	unpriced [][]uint16
+	notCall  [][]uint16
+	agg      []uint16
+	op       uint16
+	system   uint16
+	model    [2]uint16
+	input    [2]uint16
 }
 
 type ckey struct {
@@ -58,6 +59,7 @@ func compile() *compiled {
 	t.columns = make([][NumColumns][]ckey, len(all))
 	t.kindKey = make([]int, len(all))
 	t.notCall = make([][]uint16, len(all))
+	t.unpriced = make([][]uint16, len(all))
 	for f, fam := range all {
 		for c := range NumColumns {
 			for _, key := range append(slices.Clip(fam.Columns[c]), Columns[c]...) {
@@ -79,6 +81,9 @@ func compile() *compiled {
 		}
 		for _, m := range fam.NotCallMarkers {
 			t.notCall[f] = append(t.notCall[f], id(m))
+		}
+		for _, m := range fam.UnpricedWrites {
+			t.unpriced[f] = append(t.unpriced[f], id(m))
 		}
 	}
 	for _, m := range AggregateMarkers {
@@ -358,4 +363,15 @@ func (f Found) Val() pcommon.Value {
 		v.SetStr(f.Raw)
 	}
 	return v
+}
+
+// UnpricedWrites reports whether the span counts cache writes at a rate the
+// price table lacks (Family.UnpricedWrites), and under which key.
+func (r *Reading) UnpricedWrites() (string, bool) {
+	for i, id := range table.unpriced[r.family] {
+		if v, ok := r.get(id); ok && (v.Type() == pcommon.ValueTypeInt && v.Int() > 0 || v.Type() == pcommon.ValueTypeDouble && v.Double() > 0) {
+			return r.Family().UnpricedWrites[i], true
+		}
+	}
+	return "", false
 }

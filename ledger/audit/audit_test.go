@@ -108,7 +108,7 @@ func TestExportRoundTripEveryFormat(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		if len(m.Files) != 1 || m.Files[0].Name != "calls."+string(f) || m.Files[0].Rows != 3 || len(m.Files[0].Columns) != 47 { // the columns of llm_calls and evidence_span_ids
+		if len(m.Files) != 1 || m.Files[0].Name != "calls."+string(f) || m.Files[0].Rows != 3 || len(m.Files[0].Columns) != 48 { // the columns of llm_calls, evidence_span_ids and member_refs
 			t.Fatalf("%s: files %+v", f, m.Files)
 		}
 		if d := totalsDiff(wantTotals, m.Totals); d != nil {

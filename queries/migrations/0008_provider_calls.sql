@@ -5,7 +5,8 @@
 -- response ID. Spans of one call usually arrive in different batches (the
 -- child ends, and is exported, first), so they are merged here, when read,
 -- not when written: the stored rows stay as delivered, and every span of the
--- call stays as evidence (evidence_span_ids).
+-- call stays as evidence (evidence_span_ids), its content references all
+-- belonging to the call (member_refs).
 --
 -- The call's row is its outermost span's (for the same response ID, the
 -- earliest); each column it lacks is taken from the other spans in that
@@ -62,7 +63,8 @@ SELECT
     argMin(price_ref, usage_ord) AS price_ref,
     arrayDistinct(arrayFlatten(groupArray(attribute_issues))) AS attribute_issues,
     argMin(ingested_at, ord) AS ingested_at,
-    arrayFilter(s -> s != argMin(span_id, ord), arraySort(groupArray(span_id))) AS evidence_span_ids
+    arrayFilter(s -> s != argMin(span_id, ord), arraySort(groupArray(span_id))) AS evidence_span_ids,
+    arraySort(arrayDistinct(arrayFilter(r -> r != '', arrayFlatten(groupArray([input_ref, output_ref, system_instructions_ref, tool_definitions_ref]))))) AS member_refs
 FROM
 (
     SELECT
