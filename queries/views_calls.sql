@@ -15,7 +15,9 @@ FROM provider_calls(tenant = '', traces = multiIf(
         {response_id:String} != '', (SELECT if(empty(groupUniqArray(trace_id)), '-', arrayStringConcat(groupUniqArray(trace_id), '\n')) FROM llm_calls WHERE {response_id:String} != '' AND response_id = {response_id:String}),
         {end_user_ref:String} != '', (SELECT if(empty(groupUniqArray(trace_id)), '-', arrayStringConcat(groupUniqArray(trace_id), '\n')) FROM llm_calls WHERE {end_user_ref:String} != '' AND end_user_ref = {end_user_ref:String}),
         ''),
-    from = {from:DateTime64}, to = {to:DateTime64})
+    from = {from:DateTime64},
+    -- A later page merges only calls up to the cursor.
+    to = if({paged:UInt32} = 0, {to:DateTime64}, least({to:DateTime64}, {before_time:DateTime64} + toIntervalNanosecond(1))))
 WHERE {filter}
   AND ({trace_id:String} = '' OR trace_id = {trace_id:String})
   AND ({response_id:String} = '' OR response_id = {response_id:String})
