@@ -210,11 +210,19 @@ var MetadataNamespaces = []string{"gen_ai.", "docket."}
 // that stay on the telemetry.
 var ContentEventMetadata = []string{"event.name", "index", "finish_reason", "role", "id"}
 
-// contentIndex maps each content key's name to its index in ContentKeys.
+// contentIndex maps each content key's name to its index in ContentKeys,
+// and each key's reference (Name+RefSuffix) to -1: a reference is never
+// content, even where it looks like an indexed form of a broader key
+// (ai.prompt.messages_ref under ai.prompt).
 var contentIndex = func() map[string]int {
-	m := make(map[string]int, len(ContentKeys))
+	m := make(map[string]int, 2*len(ContentKeys))
 	for i, k := range ContentKeys {
 		m[k.Name] = i
+	}
+	for _, k := range ContentKeys {
+		if _, ok := m[k.Name+RefSuffix]; !ok {
+			m[k.Name+RefSuffix] = -1
+		}
 	}
 	return m
 }()
@@ -223,8 +231,11 @@ var contentIndex = func() map[string]int {
 // belongs to, or -1: the longest key name that is the attribute or a dotted
 // prefix of it and owns it.
 func ContentIndex(attr string) int {
+	if i, ok := contentIndex[attr]; ok && i < 0 {
+		return -1
+	}
 	for name := attr; ; {
-		if i, ok := contentIndex[name]; ok && ContentKeys[i].Owns(attr) {
+		if i, ok := contentIndex[name]; ok && i >= 0 && ContentKeys[i].Owns(attr) {
 			return i
 		}
 		dot := strings.LastIndexByte(name, '.')

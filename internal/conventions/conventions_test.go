@@ -27,6 +27,9 @@ func TestContentIndex(t *testing.T) {
 		"db.vector.query.content":                "db.vector.query.content",
 		"metadata.user_api_key":                  "metadata",
 		"gen_ai.usage.input_tokens":              "",
+		"ai.prompt.messages_ref":                 "",
+		"ai.prompt.tools_ref":                    "",
+		"ai.prompt_ref":                          "",
 	} {
 		got := ""
 		if i := ContentIndex(attr); i >= 0 {
