@@ -66,12 +66,12 @@ var ContentKeys = []ContentKey{
 	// OpenInference (Arize Phoenix and its instrumentations).
 	{Name: InputValue, Kind: "input.value"},
 	{Name: OutputValue, Kind: "output.value"},
-	{Name: "llm.input_messages", Kind: "input.messages"},
-	{Name: "llm.output_messages", Kind: "output.messages"},
+	{Name: LLMInputMessages, Kind: "input.messages"},
+	{Name: LLMOutputMessages, Kind: "output.messages"},
 	{Name: "llm.prompts", Kind: "prompt"},
 	{Name: "llm.prompt_template.template", Kind: "prompt_template"},
 	{Name: "llm.prompt_template.variables", Kind: "prompt_template.variables"},
-	{Name: "llm.tools", Kind: "tool.definitions"},
+	{Name: LLMTools, Kind: "tool.definitions"},
 	// The invocation parameters hold the tools and the Responses API's
 	// instructions; their metadata is lifted out first (see Lifts).
 	{Name: InvocationParameters, Kind: "invocation_parameters"},
@@ -88,7 +88,7 @@ var ContentKeys = []ContentKey{
 	{Name: "traceloop.entity.output", Kind: "entity.output"},
 	{Name: "traceloop.prompt.template", Kind: "prompt_template"},
 	{Name: "traceloop.prompt.template_variables", Kind: "prompt_template.variables"},
-	{Name: "llm.request.functions", Kind: "tool.definitions"},
+	{Name: LLMRequestFunctions, Kind: "tool.definitions"},
 	{Name: "llm.completions", Kind: "completion"},
 	{Name: "mcp.request.argument", Kind: "tool.call.arguments"},
 	{Name: "mcp.response.value", Kind: "tool.call.result"},

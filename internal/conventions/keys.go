@@ -41,8 +41,13 @@ const (
 	Completion         = "gen_ai.completion"
 	RetrievalDocuments = "gen_ai.retrieval.documents"
 	DataSourceID       = "gen_ai.data_source.id"
-	InputValue         = "input.value"
-	OutputValue        = "output.value"
+	// Flattened message and tool lists (OpenInference, OpenLLMetry).
+	LLMInputMessages    = "llm.input_messages"
+	LLMOutputMessages   = "llm.output_messages"
+	LLMTools            = "llm.tools"
+	LLMRequestFunctions = "llm.request.functions"
+	InputValue          = "input.value"
+	OutputValue         = "output.value"
 	// InvocationParameters is OpenInference's JSON object of the request's
 	// parameters (model, sampling, tools, instructions).
 	InvocationParameters = "llm.invocation_parameters"
@@ -94,8 +99,8 @@ const (
 // processor leaves for it, best first: the GenAI conventions' keys, then
 // OpenInference's, then the older ones OpenLLMetry and the AI SDK send.
 var RefKeys = struct{ Input, Output, SystemInstructions, ToolDefinitions []string }{
-	Input:              []string{InputRef, "llm.input_messages" + RefSuffix, InputValue + RefSuffix, Prompt + RefSuffix, "ai.prompt.messages" + RefSuffix, "ai.prompt" + RefSuffix},
-	Output:             []string{OutputRef, "llm.output_messages" + RefSuffix, OutputValue + RefSuffix, Completion + RefSuffix, "ai.response.text" + RefSuffix, "ai.response.object" + RefSuffix},
+	Input:              []string{InputRef, LLMInputMessages + RefSuffix, InputValue + RefSuffix, Prompt + RefSuffix, "ai.prompt.messages" + RefSuffix, "ai.prompt" + RefSuffix},
+	Output:             []string{OutputRef, LLMOutputMessages + RefSuffix, OutputValue + RefSuffix, Completion + RefSuffix, "ai.response.text" + RefSuffix, "ai.response.object" + RefSuffix},
 	SystemInstructions: []string{SystemInstructionsRef},
-	ToolDefinitions:    []string{ToolDefinitionsRef, "llm.tools" + RefSuffix, "llm.request.functions" + RefSuffix, "ai.prompt.tools" + RefSuffix},
+	ToolDefinitions:    []string{ToolDefinitionsRef, LLMTools + RefSuffix, LLMRequestFunctions + RefSuffix, "ai.prompt.tools" + RefSuffix},
 }
