@@ -148,11 +148,12 @@ var Families = []Family{
 	{
 		// Python OpenLLMetry: how its Anthropic input count treats cache
 		// tokens has changed between releases; unknown.
-		Name:         "openllmetry-py",
-		Source:       "traceloop/openllmetry packages/opentelemetry-instrumentation-*",
-		Markers:      []string{"llm.usage.total_tokens", "traceloop.span.kind", "traceloop.workflow.name"},
-		KindKey:      "traceloop.span.kind",
-		Kinds:        map[string]string{"workflow": "", "task": "", "agent": "", "tool": ""},
+		Name:    "openllmetry-py",
+		Source:  "traceloop/openllmetry packages/opentelemetry-instrumentation-*",
+		Markers: []string{"llm.usage.total_tokens", "traceloop.span.kind", "traceloop.workflow.name"},
+		KindKey: "traceloop.span.kind",
+		// A task may be LangChain's model call; it falls to the GenAI rule.
+		Kinds:        map[string]string{"workflow": "", "agent": "", "tool": ""},
 		Columns:      map[Column][]Key{ColInputTokens: keys("llm.usage.prompt_tokens"), ColOutputTokens: keys("llm.usage.completion_tokens")},
 		CacheInInput: byProvider(Included, map[string]Semantics{"anthropic": Unknown}),
 	},
