@@ -103,3 +103,32 @@ HAVING argMin(start_time, ord) >= {from:DateTime64(9, 'UTC')} AND argMin(start_t
 -- The aggregates name their columns after the stored ones; inside them, a
 -- name is the stored column.
 SETTINGS prefer_column_name_to_alias = 1;
+
+-- call_lifecycle for provider calls: the holds and deletion requests that
+-- cover a call, matched on its merged row (a second instrumentation's span
+-- rarely carries the end user), reach the content of every span of the call
+-- (member_refs). Which objects a request deletes, a hold keeps or a call
+-- still uses is read through these; expiry removes stored rows span by span
+-- and keeps call_lifecycle.
+CREATE VIEW IF NOT EXISTS provider_call_lifecycle AS
+WITH
+    (SELECT groupArray((end_user_ref, trace_id, from_time, to_time, hold_id)) FROM active_legal_holds WHERE tenant = {tenant:String}) AS holds,
+    (SELECT groupArray((end_user_ref, trace_id, from_time, to_time, job_id)) FROM deletion_scopes WHERE tenant = {tenant:String}) AS deletions
+SELECT
+    tenant,
+    trace_id,
+    span_id,
+    start_time,
+    member_refs AS refs,
+    arrayMap(s -> s.5, arrayFilter(s -> (s.1 = '' OR s.1 = end_user_ref) AND (s.2 = '' OR s.2 = trace_id) AND start_time >= s.3 AND start_time < s.4, holds)) AS hold_ids,
+    arrayMap(s -> s.5, arrayFilter(s -> (s.1 = '' OR s.1 = end_user_ref) AND (s.2 = '' OR s.2 = trace_id) AND start_time >= s.3 AND start_time < s.4, deletions)) AS deletion_job_ids
+FROM provider_calls(tenant = {tenant:String}, traces = '', from = '1900-01-01 00:00:00', to = '2261-12-31 23:59:59');
+
+-- content_lifecycle over provider calls.
+CREATE VIEW IF NOT EXISTS provider_content_lifecycle AS
+SELECT ref, start_time, hold_ids, deletion_job_ids
+FROM provider_call_lifecycle(tenant = {tenant:String})
+ARRAY JOIN refs AS ref
+UNION ALL
+SELECT ref, start_time, hold_ids, deletion_job_ids
+FROM span_content_lifecycle(tenant = {tenant:String});
