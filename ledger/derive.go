@@ -29,6 +29,9 @@ func (c *Call) Derive(prices *pricing.Table) {
 	})
 	c.CostStatus = string(cost.Status)
 	c.PriceRef = cost.PriceRef
+	if cost.Status == pricing.StatusOK && c.usageUncertain != "" {
+		c.CostStatus, cost.USD = string(c.usageUncertain), nil
+	}
 	if s := cost.String(); s != "" {
 		c.CostUSD = &s
 	}

@@ -13,7 +13,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/docketlabs/docket/contentstore"
-	"github.com/docketlabs/docket/internal/contentkeys"
 	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger/pricing"
 )
@@ -39,132 +38,63 @@ type Extractor struct {
 	Prices *pricing.Table
 }
 
-// inferenceOperations are the gen_ai.operation.name values of a model call.
-// Agent, tool and retrieval spans wrap or feed calls but are not calls.
-var inferenceOperations = map[string]bool{
-	"chat": true, "text_completion": true, "generate_content": true, "embeddings": true,
-	"completion": true, "create_embeddings": true,
+// Kind is what a span becomes in the ledger.
+type Kind uint8
+
+const (
+	KindNone Kind = iota
+	KindCall
+	KindEvidence
+)
+
+// Extract reads a span once and builds its row: a call row for a model
+// call, an evidence row for a span that is evidence (wrappers, agents,
+// steps, retrievals, database queries, spans with content references), or
+// nothing. scope is the span's instrumentation scope name.
+func (x *Extractor) Extract(res pcommon.Resource, scope string, span ptrace.Span, ingestedAt time.Time) (Call, EvidenceSpan, Kind) {
+	var r conventions.Reading
+	r.Reset(scope, span.Attributes())
+	role, op := r.Classify(span.Name())
+	if role == conventions.RoleCall {
+		return x.call(res, &r, op, span, ingestedAt), EvidenceSpan{}, KindCall
+	}
+	if e, ok := x.evidence(res, &r, role, span, ingestedAt); ok {
+		return Call{}, e, KindEvidence
+	}
+	return Call{}, EvidenceSpan{}, KindNone
 }
 
-var notCallOperations = map[string]bool{
-	"execute_tool": true, "invoke_agent": true, "create_agent": true, "retrieval": true,
-	"invoke_workflow": true,
+// Call builds the ledger row of a span known to be a call, of no
+// particular instrumentation scope.
+func (x *Extractor) Call(res pcommon.Resource, span ptrace.Span, ingestedAt time.Time) Call {
+	var r conventions.Reading
+	r.Reset("", span.Attributes())
+	_, op := r.Classify(span.Name())
+	return x.call(res, &r, op, span, ingestedAt)
 }
 
-// IsLLMCall reports whether a span is an LLM call per the GenAI conventions:
-// an inference operation, an unknown operation that names a model, or a span
-// of an older instrumentation that carries only gen_ai.system and a model.
-func IsLLMCall(attrs pcommon.Map) bool {
-	if openInferenceOperation(attrs) != "" {
-		return true
-	}
-	hasModel := has(attrs, "gen_ai.request.model") || has(attrs, "gen_ai.response.model")
-	if op, ok := attrs.Get("gen_ai.operation.name"); ok {
-		name := op.AsString()
-		if inferenceOperations[name] {
-			return true
-		}
-		if notCallOperations[name] {
-			return false
-		}
-		return hasModel
-	}
-	return has(attrs, "gen_ai.system") && (hasModel || has(attrs, "gen_ai.usage.input_tokens") || has(attrs, "gen_ai.usage.prompt_tokens"))
+// Classify reports what a span is to the ledger, by the conventions
+// contract.
+func Classify(scope string, span ptrace.Span) conventions.Role {
+	r := conventions.Read(scope, span.Attributes())
+	role, _ := r.Classify(span.Name())
+	return role
 }
 
-// openInferenceKind is a span's openinference.span.kind in upper case, or
-// "" on a span of other conventions.
-func openInferenceKind(attrs pcommon.Map) string {
-	if v, ok := attrs.Get("openinference.span.kind"); ok {
-		return strings.ToUpper(v.AsString())
+// evidenceCategory is the category of a span that is not an LLM call, or
+// "" if the span is not evidence.
+func evidenceCategory(r *conventions.Reading, role conventions.Role, attrs pcommon.Map) string {
+	oiKind := ""
+	if v, ok := r.Get(conventions.OpenInferenceKind); ok {
+		oiKind = strings.ToUpper(v.AsString())
 	}
-	return ""
-}
-
-// openInferenceOperation is the GenAI operation of an OpenInference model
-// call span (openinference.span.kind LLM or EMBEDDING), or "".
-func openInferenceOperation(attrs pcommon.Map) string {
-	switch openInferenceKind(attrs) {
-	case "LLM":
-		return "chat"
-	case "EMBEDDING":
-		return "embeddings"
-	}
-	return ""
-}
-
-// maxInvocationParams bounds the JSON of llm.invocation_parameters read.
-const maxInvocationParams = 64 << 10
-
-// openInferenceParams fills the sampling columns the GenAI attributes left
-// empty from OpenInference's llm.invocation_parameters: a JSON object of
-// the parameters as the provider's API takes them.
-func openInferenceParams(attrs pcommon.Map, c *Call, is *issues) {
-	const key = "llm.invocation_parameters"
-	v, ok := attrs.Get(key)
-	if !ok {
-		return
-	}
-	raw := v.AsString()
-	if len(raw) > maxInvocationParams {
-		is.add("truncated", key)
-		return
-	}
-	var p struct {
-		Temperature         *float64        `json:"temperature"`
-		TopP                *float64        `json:"top_p"`
-		TopK                *float64        `json:"top_k"`
-		MaxTokens           *int64          `json:"max_tokens"`
-		MaxCompletionTokens *int64          `json:"max_completion_tokens"`
-		MaxOutputTokens     *int64          `json:"max_output_tokens"`
-		Seed                *int64          `json:"seed"`
-		Stop                json.RawMessage `json:"stop"`
-	}
-	if err := json.Unmarshal([]byte(raw), &p); err != nil {
-		is.add("invalid_json", key)
-		return
-	}
-	fill := func(dst **float64, v *float64) {
-		if *dst == nil && v != nil && !math.IsNaN(*v) && !math.IsInf(*v, 0) {
-			*dst = v
-		}
-	}
-	fill(&c.Temperature, p.Temperature)
-	fill(&c.TopP, p.TopP)
-	fill(&c.TopK, p.TopK)
-	for _, n := range []*int64{p.MaxTokens, p.MaxCompletionTokens, p.MaxOutputTokens} {
-		if c.MaxTokens == nil && n != nil {
-			c.MaxTokens = n
-		}
-	}
-	if c.Seed == nil {
-		c.Seed = p.Seed
-	}
-	if len(c.StopSequences) == 0 && len(p.Stop) > 0 {
-		var one string
-		var many []string
-		switch {
-		case json.Unmarshal(p.Stop, &one) == nil:
-			c.StopSequences = []string{is.clean(key+".stop", one, maxParamLen)}
-		case json.Unmarshal(p.Stop, &many) == nil:
-			for _, s := range many {
-				c.StopSequences = append(c.StopSequences, is.clean(key+".stop", s, maxParamLen))
-			}
-		}
-	}
-}
-
-// Evidence category of a span that is not an LLM call, or "" if the span is
-// not evidence.
-func evidenceCategory(attrs pcommon.Map) string {
-	oiKind := openInferenceKind(attrs)
-	if op, ok := attrs.Get("gen_ai.operation.name"); ok && op.AsString() == "retrieval" || has(attrs, "gen_ai.retrieval.documents") || oiKind == "RETRIEVER" {
+	if op, ok := r.Get(conventions.OperationName); ok && op.AsString() == "retrieval" || has(attrs, conventions.RetrievalDocuments) || oiKind == "RETRIEVER" {
 		return "retrieval"
 	}
-	if has(attrs, "db.system.name") || has(attrs, "db.system") || has(attrs, "db.query.text") || has(attrs, "db.statement") {
+	if has(attrs, conventions.DBSystemName) || has(attrs, conventions.DBSystem) || has(attrs, conventions.DBQueryText) || has(attrs, conventions.DBStatement) {
 		return "db"
 	}
-	if has(attrs, "gen_ai.operation.name") || oiKind != "" {
+	if role == conventions.RoleNotCall || r.Has(conventions.OperationName) {
 		return "genai"
 	}
 	return ""
@@ -220,32 +150,71 @@ func (is *issues) firstStr(attrs pcommon.Map, max int, keys ...string) string {
 	return ""
 }
 
-// int64Attr reads an integer that may arrive as int, integral double or
-// decimal string. Anything else is an issue and NULL, never 0.
-func (is *issues) int64Attr(attrs pcommon.Map, keys ...string) *int64 {
-	for _, key := range keys {
-		v, ok := attrs.Get(key)
-		if !ok {
-			continue
-		}
-		switch v.Type() {
-		case pcommon.ValueTypeInt:
-			n := v.Int()
-			return &n
-		case pcommon.ValueTypeDouble:
-			f := v.Double()
-			if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-				n := int64(f)
-				return &n
-			}
-		case pcommon.ValueTypeStr:
-			if n, err := strconv.ParseInt(strings.TrimSpace(v.Str()), 10, 64); err == nil {
-				return &n
-			}
-		}
-		is.add("not_an_integer", key)
+// lookup finds a column's value by the conventions contract, noting a JSON
+// attribute that could not be read.
+func (is *issues) lookup(r *conventions.Reading, c conventions.Column) (pcommon.Value, string, bool) {
+	f, ok, bad := r.Lookup(c)
+	if bad != "" {
+		is.add("invalid_json", bad)
+	}
+	if !ok {
+		return pcommon.Value{}, "", false
+	}
+	return f.Val(), f.Name(), true
+}
+
+func (is *issues) colStr(r *conventions.Reading, c conventions.Column, max int) string {
+	v, key, ok := is.lookup(r, c)
+	if !ok {
+		return ""
+	}
+	return is.clean(key, v.AsString(), max)
+}
+
+func (is *issues) colInt(r *conventions.Reading, c conventions.Column) *int64 {
+	v, key, ok := is.lookup(r, c)
+	if !ok {
 		return nil
 	}
+	return is.int64Value(v, key)
+}
+
+func (is *issues) colFloat(r *conventions.Reading, c conventions.Column) *float64 {
+	v, key, ok := is.lookup(r, c)
+	if !ok {
+		return nil
+	}
+	return is.float64Value(v, key)
+}
+
+// int64Attr reads an integer attribute (see int64Value).
+func (is *issues) int64Attr(attrs pcommon.Map, key string) *int64 {
+	v, ok := attrs.Get(key)
+	if !ok {
+		return nil
+	}
+	return is.int64Value(v, key)
+}
+
+// int64Value reads an integer that may arrive as int, integral double or
+// decimal string. Anything else is an issue and NULL, never 0.
+func (is *issues) int64Value(v pcommon.Value, key string) *int64 {
+	switch v.Type() {
+	case pcommon.ValueTypeInt:
+		n := v.Int()
+		return &n
+	case pcommon.ValueTypeDouble:
+		f := v.Double()
+		if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			n := int64(f)
+			return &n
+		}
+	case pcommon.ValueTypeStr:
+		if n, err := strconv.ParseInt(strings.TrimSpace(v.Str()), 10, 64); err == nil {
+			return &n
+		}
+	}
+	is.add("not_an_integer", key)
 	return nil
 }
 
@@ -259,11 +228,7 @@ func (is *issues) inRange(n *int64, key string, lo, hi int64) *int64 {
 	return n
 }
 
-func (is *issues) float64Attr(attrs pcommon.Map, key string) *float64 {
-	v, ok := attrs.Get(key)
-	if !ok {
-		return nil
-	}
+func (is *issues) float64Value(v pcommon.Value, key string) *float64 {
 	switch v.Type() {
 	case pcommon.ValueTypeDouble:
 		if f := v.Double(); !math.IsNaN(f) && !math.IsInf(f, 0) {
@@ -281,10 +246,10 @@ func (is *issues) float64Attr(attrs pcommon.Map, key string) *float64 {
 	return nil
 }
 
-// strList reads a string array attribute (or a JSON array in a string, as
-// some SDKs send slices).
-func (is *issues) strList(attrs pcommon.Map, key string) []string {
-	v, ok := attrs.Get(key)
+// colList reads a string array (or a JSON array in a string, as some SDKs
+// send slices; or one string).
+func (is *issues) colList(r *conventions.Reading, c conventions.Column) []string {
+	v, key, ok := is.lookup(r, c)
 	if !ok {
 		return []string{}
 	}
@@ -296,7 +261,7 @@ func (is *issues) strList(attrs pcommon.Map, key string) []string {
 			raw = append(raw, s.At(i).AsString())
 		}
 	case pcommon.ValueTypeStr:
-		if err := json.Unmarshal([]byte(v.Str()), &raw); err != nil {
+		if !strings.HasPrefix(v.Str(), "[") || json.Unmarshal([]byte(v.Str()), &raw) != nil {
 			raw = []string{v.Str()}
 		}
 	default:
@@ -346,14 +311,15 @@ func (x *Extractor) base(res pcommon.Resource, span ptrace.Span, is *issues) spa
 	if !span.ParentSpanID().IsEmpty() {
 		b.parentSpanID = span.ParentSpanID().String()
 	}
-	if v, ok := res.Attributes().Get("service.name"); ok {
-		b.service = is.clean("service.name", v.AsString(), maxIDLen)
+	if v, ok := res.Attributes().Get(conventions.ServiceName); ok {
+		b.service = is.clean(conventions.ServiceName, v.AsString(), maxIDLen)
 	}
 	return b
 }
 
-// Call builds the ledger row of an LLM call span.
-func (x *Extractor) Call(res pcommon.Resource, span ptrace.Span, ingestedAt time.Time) Call {
+// call builds the ledger row of an LLM call span; op is the operation its
+// family implies where gen_ai.operation.name is absent.
+func (x *Extractor) call(res pcommon.Resource, r *conventions.Reading, op string, span ptrace.Span, ingestedAt time.Time) Call {
 	attrs := span.Attributes()
 	var is issues
 	b := x.base(res, span, &is)
@@ -361,43 +327,41 @@ func (x *Extractor) Call(res pcommon.Resource, span ptrace.Span, ingestedAt time
 		Tenant: b.tenant, TraceID: b.traceID, SpanID: b.spanID, ParentSpanID: b.parentSpanID,
 		ServiceName: b.service, SpanName: b.name, StartTime: b.start, EndTime: b.end,
 		DurationMS:    durationMS(b.start, b.end),
-		Operation:     is.str(attrs, "gen_ai.operation.name", maxIDLen),
-		Provider:      is.firstStr(attrs, maxIDLen, "gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system"),
-		RequestModel:  is.firstStr(attrs, maxIDLen, "gen_ai.request.model", "llm.model_name"),
-		ResponseModel: is.firstStr(attrs, maxIDLen, "gen_ai.response.model", "llm.model_name"),
-		ResponseID:    is.str(attrs, "gen_ai.response.id", maxIDLen),
-		FinishReasons: is.strList(attrs, "gen_ai.response.finish_reasons"),
+		Operation:     is.colStr(r, conventions.ColOperation, maxIDLen),
+		Provider:      conventions.NormalizeProvider(is.colStr(r, conventions.ColProvider, maxIDLen)),
+		RequestModel:  is.colStr(r, conventions.ColRequestModel, maxIDLen),
+		ResponseModel: is.colStr(r, conventions.ColResponseModel, maxIDLen),
+		ResponseID:    is.colStr(r, conventions.ColResponseID, maxIDLen),
+		FinishReasons: is.colList(r, conventions.ColFinishReasons),
 		Status:        statusOf(span.Status()),
-		ErrorType:     is.str(attrs, "error.type", maxIDLen),
-		HTTPStatus:    is.inRange(is.int64Attr(attrs, "http.response.status_code", "http.status_code"), "http.response.status_code", 100, 599),
-		RetryAttempt:  is.inRange(is.int64Attr(attrs, "http.request.resend_count", "gen_ai.request.retry_attempt"), "http.request.resend_count", 0, math.MaxUint32),
-		Temperature:   is.float64Attr(attrs, "gen_ai.request.temperature"),
-		TopP:          is.float64Attr(attrs, "gen_ai.request.top_p"),
-		TopK:          is.float64Attr(attrs, "gen_ai.request.top_k"),
-		MaxTokens:     is.int64Attr(attrs, "gen_ai.request.max_tokens"),
-		Seed:          is.int64Attr(attrs, "gen_ai.request.seed"),
-		StopSequences: is.strList(attrs, "gen_ai.request.stop_sequences"),
-		EndUserRef:    is.str(attrs, "enduser.pseudo.id", maxIDLen),
+		ErrorType:     is.colStr(r, conventions.ColErrorType, maxIDLen),
+		HTTPStatus:    is.inRange(is.colInt(r, conventions.ColHTTPStatus), "http_status", 100, 599),
+		RetryAttempt:  is.inRange(is.colInt(r, conventions.ColRetryAttempt), "retry_attempt", 0, math.MaxUint32),
+		Temperature:   is.colFloat(r, conventions.ColTemperature),
+		TopP:          is.colFloat(r, conventions.ColTopP),
+		TopK:          is.colFloat(r, conventions.ColTopK),
+		MaxTokens:     is.colInt(r, conventions.ColMaxTokens),
+		Seed:          is.colInt(r, conventions.ColSeed),
+		EndUserRef:    is.colStr(r, conventions.ColEndUser, maxIDLen),
 		IngestedAt:    ingestedAt,
 	}
-	if c.Operation == "" && has(attrs, "gen_ai.system") {
-		c.Operation = is.str(attrs, "llm.request.type", maxIDLen)
-	}
 	if c.Operation == "" {
-		c.Operation = openInferenceOperation(attrs)
+		c.Operation = op
 	}
-	openInferenceParams(attrs, &c, &is)
-	if ttft := is.float64Attr(attrs, "gen_ai.response.time_to_first_chunk"); ttft != nil {
-		ms := *ttft * 1000
-		c.TTFTMS = &ms
+	c.StopSequences = []string{}
+	if r.Has(conventions.RequestStop) || r.Has(conventions.InvocationParameters) {
+		c.StopSequences = is.colList(r, conventions.ColStopSequences)
 	}
-	c.InputTokens = is.int64Attr(attrs, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt")
-	c.OutputTokens = is.int64Attr(attrs, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion")
-	c.CacheReadTokens = is.int64Attr(attrs, "gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens",
-		"llm.token_count.prompt_details.cache_read")
-	c.CacheWriteTokens = is.int64Attr(attrs, "gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_creation_input_tokens",
-		"llm.token_count.prompt_details.cache_write")
-	c.ReasoningTokens = is.int64Attr(attrs, "gen_ai.usage.reasoning.output_tokens", "llm.token_count.completion_details.reasoning")
+	if f, ok, _ := r.Lookup(conventions.ColTTFT); ok {
+		if t := is.float64Value(f.Val(), f.Name()); t != nil {
+			ms := *t
+			if f.Key.Unit == conventions.UnitSeconds {
+				ms *= 1000
+			}
+			c.TTFTMS = &ms
+		}
+	}
+	x.usage(r, &c, &is)
 	c.RequestParams = requestParams(attrs, &is)
 	contentColumns(span, &c, &is)
 	c.Derive(x.Prices)
@@ -408,6 +372,48 @@ func (x *Extractor) Call(res pcommon.Resource, span ptrace.Span, ingestedAt time
 	return c
 }
 
+// usage reads the token counts and brings them to the ledger's inclusive
+// form (cache tokens part of the input, reasoning part of the output) by
+// the family's semantics; where those are unknown for a part the call
+// reports, the cost is left uncertain rather than guessed.
+func (x *Extractor) usage(r *conventions.Reading, c *Call, is *issues) {
+	c.InputTokens = is.colInt(r, conventions.ColInputTokens)
+	c.OutputTokens = is.colInt(r, conventions.ColOutputTokens)
+	c.CacheReadTokens = is.colInt(r, conventions.ColCacheReadTokens)
+	c.CacheWriteTokens = is.colInt(r, conventions.ColCacheWriteTokens)
+	c.ReasoningTokens = is.colInt(r, conventions.ColReasoningTokens)
+	positive := func(p *int64) bool { return p != nil && *p > 0 }
+	add := func(total *int64, parts ...*int64) {
+		for _, p := range parts {
+			if p != nil && *p > 0 {
+				*total += *p
+			}
+		}
+	}
+	if c.InputTokens != nil && (positive(c.CacheReadTokens) || positive(c.CacheWriteTokens)) {
+		switch r.CacheSemantics(c.Provider) {
+		case conventions.Excluded:
+			add(c.InputTokens, c.CacheReadTokens, c.CacheWriteTokens)
+		case conventions.Unknown:
+			c.usageUncertain = conventions.CostUncertainCache
+			is.add("uncertain_semantics", "input_tokens")
+		}
+	}
+	if key, ok := r.UnpricedWrites(); ok {
+		c.usageUncertain = conventions.CostUnpricedCacheWrite
+		is.add("unpriced", key)
+	}
+	if c.OutputTokens != nil && positive(c.ReasoningTokens) {
+		switch r.ReasoningSemantics(c.Provider) {
+		case conventions.Excluded:
+			add(c.OutputTokens, c.ReasoningTokens)
+		case conventions.Unknown:
+			c.usageUncertain = conventions.CostUncertainReasoning
+			is.add("uncertain_semantics", "output_tokens")
+		}
+	}
+}
+
 func durationMS(start, end time.Time) float64 {
 	if end.Before(start) {
 		return 0
@@ -415,28 +421,32 @@ func durationMS(start, end time.Time) float64 {
 	return float64(end.Sub(start)) / float64(time.Millisecond)
 }
 
-// Request parameters with columns of their own; the rest of gen_ai.request.*
-// goes to the request_params map.
-var paramColumns = map[string]bool{
-	"gen_ai.request.model": true, "gen_ai.request.temperature": true, "gen_ai.request.top_p": true,
-	"gen_ai.request.top_k": true, "gen_ai.request.max_tokens": true, "gen_ai.request.seed": true,
-	"gen_ai.request.stop_sequences": true, "gen_ai.request.retry_attempt": true,
-}
+// paramColumns are the request parameters with columns of their own; the
+// rest of gen_ai.request.* goes to the request_params map.
+var paramColumns = func() map[string]bool {
+	m := map[string]bool{}
+	for _, c := range conventions.ParamColumns {
+		for _, k := range conventions.Columns[c] {
+			m[k.Name] = true
+		}
+	}
+	return m
+}()
 
 func requestParams(attrs pcommon.Map, is *issues) map[string]string {
 	out := map[string]string{}
 	dropped := false
 	attrs.Range(func(k string, v pcommon.Value) bool {
 		// docket.replay.* name the call a replay replays (package replay).
-		replayLink := strings.HasPrefix(k, "docket.replay.")
-		if !replayLink && (!strings.HasPrefix(k, "gen_ai.request.") || paramColumns[k]) {
+		replayLink := strings.HasPrefix(k, conventions.ReplayPrefix)
+		if !replayLink && (!strings.HasPrefix(k, conventions.RequestPrefix) || paramColumns[k]) {
 			return true
 		}
 		if len(out) == maxParamsKept {
 			dropped = true
 			return false
 		}
-		name := is.clean("request_param_key", strings.TrimPrefix(k, "gen_ai.request."), maxParamLen)
+		name := is.clean("request_param_key", strings.TrimPrefix(k, conventions.RequestPrefix), maxParamLen)
 		out[name] = is.clean(k, v.AsString(), maxParamLen)
 		return true
 	})
@@ -449,16 +459,16 @@ func requestParams(attrs pcommon.Map, is *issues) map[string]string {
 // IsContentAttribute reports whether an attribute carries content (a
 // prompt, an answer, a document's text) rather than metadata: one the
 // content processor moves to the store.
-func IsContentAttribute(k string) bool { return contentkeys.Index(k) >= 0 }
+func IsContentAttribute(k string) bool { return conventions.IsContent(k) }
 
 // Attribute names of the content processor's output.
 const (
-	AttrInputRef              = "gen_ai.input.messages_ref"
-	AttrOutputRef             = "gen_ai.output.messages_ref"
-	AttrSystemInstructionsRef = "gen_ai.system_instructions_ref"
-	AttrToolDefinitionsRef    = "gen_ai.tool.definitions_ref"
-	AttrContentStatus         = "docket.content.status"
-	AttrContentBytes          = "docket.content.bytes"
+	AttrInputRef              = conventions.InputRef
+	AttrOutputRef             = conventions.OutputRef
+	AttrSystemInstructionsRef = conventions.SystemInstructionsRef
+	AttrToolDefinitionsRef    = conventions.ToolDefinitionsRef
+	AttrContentStatus         = conventions.ContentStatus
+	AttrContentBytes          = conventions.ContentBytes
 )
 
 // contentColumns reads the references the content processor left, from
@@ -488,18 +498,16 @@ func contentColumns(span ptrace.Span, c *Call, is *issues) {
 	}
 }
 
-// fillRefs fills the references still empty from attrs: the GenAI
-// conventions' keys first, then OpenInference's, then the older ones
-// OpenLLMetry sends, as the content processor references them.
+// fillRefs fills the references still empty from attrs, by the
+// contract's keys for each reference column.
 func (c *Call) fillRefs(attrs pcommon.Map, is *issues) {
+	k := conventions.RefKeys
 	for _, f := range []struct {
 		dst  *string
 		keys []string
 	}{
-		{&c.InputRef, []string{AttrInputRef, "llm.input_messages_ref", "input.value_ref", "gen_ai.prompt_ref"}},
-		{&c.OutputRef, []string{AttrOutputRef, "llm.output_messages_ref", "output.value_ref", "gen_ai.completion_ref"}},
-		{&c.SystemInstructionsRef, []string{AttrSystemInstructionsRef}},
-		{&c.ToolDefinitionsRef, []string{AttrToolDefinitionsRef, "llm.tools_ref", "llm.request.functions_ref"}},
+		{&c.InputRef, k.Input}, {&c.OutputRef, k.Output},
+		{&c.SystemInstructionsRef, k.SystemInstructions}, {&c.ToolDefinitionsRef, k.ToolDefinitions},
 	} {
 		if *f.dst == "" {
 			*f.dst = is.firstStr(attrs, maxIDLen, f.keys...)
@@ -534,7 +542,7 @@ func contentRefs(span ptrace.Span, is *issues) []string {
 	refs := []string{}
 	collect := func(attrs pcommon.Map) bool {
 		for k, v := range attrs.All() {
-			if !strings.HasSuffix(k, "_ref") || v.Type() != pcommon.ValueTypeStr {
+			if !strings.HasSuffix(k, conventions.RefSuffix) || v.Type() != pcommon.ValueTypeStr {
 				continue
 			}
 			if _, err := contentstore.ParseRef(v.Str()); err != nil {
@@ -562,13 +570,13 @@ func contentRefs(span ptrace.Span, is *issues) []string {
 	return refs
 }
 
-// Evidence builds the evidence row of a non-call span, or reports false if
+// evidence builds the evidence row of a non-call span, or reports false if
 // the span is not evidence.
-func (x *Extractor) Evidence(res pcommon.Resource, span ptrace.Span, ingestedAt time.Time) (EvidenceSpan, bool) {
+func (x *Extractor) evidence(res pcommon.Resource, r *conventions.Reading, role conventions.Role, span ptrace.Span, ingestedAt time.Time) (EvidenceSpan, bool) {
 	attrs := span.Attributes()
 	var is issues
 	refs := contentRefs(span, &is)
-	category := evidenceCategory(attrs)
+	category := evidenceCategory(r, role, attrs)
 	switch {
 	case category != "":
 	case len(refs) > 0:
@@ -581,10 +589,10 @@ func (x *Extractor) Evidence(res pcommon.Resource, span ptrace.Span, ingestedAt 
 		Tenant: b.tenant, TraceID: b.traceID, SpanID: b.spanID, ParentSpanID: b.parentSpanID,
 		ServiceName: b.service, SpanName: b.name, Kind: strings.ToLower(span.Kind().String()),
 		Category: category, StartTime: b.start, EndTime: b.end, Status: statusOf(span.Status()),
-		DBSystem:     is.firstStr(attrs, maxIDLen, "db.system.name", "db.system"),
-		DBOperation:  is.str(attrs, "db.operation.name", maxIDLen),
-		DBCollection: is.firstStr(attrs, maxIDLen, "db.collection.name", "db.sql.table"),
-		DataSourceID: is.str(attrs, "gen_ai.data_source.id", maxIDLen),
+		DBSystem:     is.firstStr(attrs, maxIDLen, conventions.DBSystemName, conventions.DBSystem),
+		DBOperation:  is.str(attrs, conventions.DBOperationName, maxIDLen),
+		DBCollection: is.firstStr(attrs, maxIDLen, conventions.DBCollectionName, conventions.DBTable),
+		DataSourceID: is.str(attrs, conventions.DataSourceID, maxIDLen),
 		Documents:    documents(attrs, &is),
 		ContentRefs:  refs,
 		IngestedAt:   ingestedAt,
@@ -600,13 +608,13 @@ func (x *Extractor) Evidence(res pcommon.Resource, span ptrace.Span, ingestedAt 
 // AttrQuerySanitization is set by the SQL sanitizer on every span whose query
 // text it rewrote. The ledger stores query text only under this marker, so
 // text that may still hold literals never reaches storage.
-const AttrQuerySanitization = "db.query.sanitization"
+const AttrQuerySanitization = conventions.QuerySanitization
 
 func queryText(attrs pcommon.Map, is *issues) (*string, string) {
-	key := "db.query.text"
+	key := conventions.DBQueryText
 	v, ok := attrs.Get(key)
 	if !ok {
-		key = "db.statement"
+		key = conventions.DBStatement
 		if v, ok = attrs.Get(key); !ok {
 			return nil, QueryAbsent
 		}
@@ -631,7 +639,7 @@ func queryText(attrs pcommon.Map, is *issues) (*string, string) {
 // documents reads gen_ai.retrieval.documents: a JSON array (in a string) or
 // an array of maps. The version travels as an extra "version" property.
 func documents(attrs pcommon.Map, is *issues) []Document {
-	const key = "gen_ai.retrieval.documents"
+	const key = conventions.RetrievalDocuments
 	v, ok := attrs.Get(key)
 	if !ok {
 		return openInferenceDocuments(attrs, is)
@@ -672,14 +680,14 @@ func documents(attrs pcommon.Map, is *issues) []Document {
 // retrieval.documents.N.document.id, .score and .metadata (a JSON object
 // whose "version" is the document version). Their content is not read.
 func openInferenceDocuments(attrs pcommon.Map, is *issues) []Document {
-	const prefix = "retrieval.documents."
+	const prefix = conventions.OIDocumentsPrefix
 	byIndex := map[int]*Document{}
 	for k, v := range attrs.All() {
 		rest, ok := strings.CutPrefix(k, prefix)
 		if !ok {
 			continue
 		}
-		idx, field, ok := strings.Cut(rest, ".document.")
+		idx, field, ok := strings.Cut(rest, conventions.OIDocumentInfix)
 		n, err := strconv.Atoi(idx)
 		if !ok || err != nil || n < 0 {
 			continue

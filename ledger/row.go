@@ -2,7 +2,12 @@
 // ClickHouse engine through the SQL of the queries package.
 package ledger
 
-import "time"
+import (
+	"slices"
+	"time"
+
+	"github.com/docketlabs/docket/internal/conventions"
+)
 
 // Call is one ledger row: one LLM call span. JSON keys are the public column
 // names (exports and the API use them). Pointers are NULL when the span did
@@ -54,14 +59,29 @@ type Call struct {
 	PriceRef              string            `json:"price_ref"`
 	AttributeIssues       []string          `json:"attribute_issues"`
 	IngestedAt            time.Time         `json:"ingested_at"`
+	// EvidenceSpanIDs are the other spans of the trace that describe the
+	// same provider call (a second instrumentation, a wrapper repeating
+	// it), merged into this row when read (the provider_calls view). Not
+	// stored with the row.
+	EvidenceSpanIDs []string `json:"evidence_span_ids,omitempty"`
+	// MemberRefs are the content references of every span of the call
+	// (each instrumentation may have stored its own copy of the prompt),
+	// read with the merged row; the reference columns hold one of each.
+	MemberRefs []string `json:"member_refs,omitempty"`
+
+	// usageUncertain is the cost status of usage whose family's semantics
+	// are unknown for a part the call reported ("" if none); Derive keeps
+	// such a call unpriced.
+	usageUncertain conventions.CostStatus
 }
 
 // Refs are the call's content references that are set, in column order
-// (input, output, system instructions, tool definitions).
+// (input, output, system instructions, tool definitions), then those of the
+// other spans describing the same call.
 func (c *Call) Refs() []string {
-	refs := make([]string, 0, 4)
-	for _, r := range []string{c.InputRef, c.OutputRef, c.SystemInstructionsRef, c.ToolDefinitionsRef} {
-		if r != "" {
+	refs := make([]string, 0, 4+len(c.MemberRefs))
+	for _, r := range append([]string{c.InputRef, c.OutputRef, c.SystemInstructionsRef, c.ToolDefinitionsRef}, c.MemberRefs...) {
+		if r != "" && !slices.Contains(refs, r) {
 			refs = append(refs, r)
 		}
 	}

@@ -201,8 +201,11 @@ func (s *Store) EvidenceByTrace(ctx context.Context, traceID string) ([]Evidence
 
 // Counts describes the call table.
 type Counts struct {
-	// Calls is the number of rows every reader sees (deduplicated).
+	// Calls is the number of provider calls every reader sees
+	// (deduplicated, the spans of one call merged).
 	Calls uint64 `json:"calls"`
+	// Spans is the number of call spans (deduplicated).
+	Spans uint64 `json:"spans"`
 	// DistinctCalls is the number of distinct call keys; it differs from
 	// Calls only if deduplication failed.
 	DistinctCalls uint64 `json:"distinct_calls"`

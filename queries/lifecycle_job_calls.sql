@@ -1,3 +1,3 @@
 SELECT count() AS calls
-FROM call_lifecycle(tenant = {tenant:String})
+FROM provider_call_lifecycle(tenant = {tenant:String})
 WHERE has(deletion_job_ids, {job_id:String})

@@ -6,7 +6,7 @@ SELECT
     ref,
     max(start_time >= {cutoff:DateTime64} AND empty(deletion_job_ids)) AS live,
     max(notEmpty(hold_ids)) AS held
-FROM call_lifecycle(tenant = {tenant:String})
+FROM provider_call_lifecycle(tenant = {tenant:String})
 ARRAY JOIN refs AS ref
 WHERE ref IN (SELECT arrayJoin(splitByChar('\n', {refs:String})))
 GROUP BY ref

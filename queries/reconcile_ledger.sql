@@ -1,11 +1,11 @@
 -- The ledger's side of reconciliation: calls per UTC day, provider, model
 -- (the response model, else the requested one) and service, read through
--- llm_calls FINAL like every reader (one row per call however often it was
--- delivered). A provider's report counts the requests it answered, so
+-- provider_calls like every reader (one row per provider call however often
+-- it was delivered and however many instrumentations traced it). A provider's report counts the requests it answered, so
 -- calls that ended in an error are counted apart (errors). Token sums cover
 -- the answered calls that reported them and are NULL when none did;
 -- usage_unknown and cache_unknown count the answered calls without them, so
--- a partial sum is never taken for the whole. llm_calls.x names the
+-- a partial sum is never taken for the whole. provider_calls.x names the
 -- column, not the result alias of the same name.
 SELECT
     toString(toDate(start_time)) AS day,
@@ -14,11 +14,11 @@ SELECT
     toString(service_name) AS service,
     countIf(status != 'error') AS requests,
     countIf(status = 'error') AS errors,
-    sumIf(llm_calls.input_tokens, status != 'error') AS input_tokens,
-    sumIf(llm_calls.output_tokens, status != 'error') AS output_tokens,
-    sumIf(llm_calls.cache_read_tokens, status != 'error') AS cache_read_tokens,
-    countIf(status != 'error' AND (llm_calls.input_tokens IS NULL OR llm_calls.output_tokens IS NULL)) AS usage_unknown,
-    countIf(status != 'error' AND llm_calls.cache_read_tokens IS NULL) AS cache_unknown
+    sumIf(provider_calls.input_tokens, status != 'error') AS input_tokens,
+    sumIf(provider_calls.output_tokens, status != 'error') AS output_tokens,
+    sumIf(provider_calls.cache_read_tokens, status != 'error') AS cache_read_tokens,
+    countIf(status != 'error' AND (provider_calls.input_tokens IS NULL OR provider_calls.output_tokens IS NULL)) AS usage_unknown,
+    countIf(status != 'error' AND provider_calls.cache_read_tokens IS NULL) AS cache_unknown
 FROM llm_calls FINAL
 WHERE start_time >= {from:DateTime64} AND start_time < {to:DateTime64}
   AND has(JSONExtract({providers:String}, 'Array(String)'), provider)

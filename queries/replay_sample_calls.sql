@@ -3,11 +3,8 @@
 -- span ID with the seed: random, and the same sample again for the same
 -- seed. Replays themselves (service docket-replay) are never sampled.
 SELECT * REPLACE (toString(cost_usd) AS cost_usd)
-FROM llm_calls FINAL
-WHERE tenant = {tenant:String}
-  AND start_time >= {from:DateTime64}
-  AND start_time < {to:DateTime64}
-  AND ({model:String} = '' OR response_model = {model:String} OR request_model = {model:String})
+FROM provider_calls(tenant = {tenant:String}, traces = '', from = {from:DateTime64}, to = {to:DateTime64})
+WHERE ({model:String} = '' OR response_model = {model:String} OR request_model = {model:String})
   AND service_name != 'docket-replay'
 ORDER BY cityHash64(span_id, {seed:UInt64})
 LIMIT {size:UInt64}

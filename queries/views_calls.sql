@@ -1,14 +1,23 @@
--- Call summaries, newest first, for the ledger list and the complaint search.
--- The search binds one of trace_id, response_id and end_user_ref ('' = not
--- narrowed; each has a bloom filter index). Paging is by keyset: rows after
--- the cursor's (start_time, tenant, trace_id, span_id) in this order, which
--- is total because the span key is unique after FINAL; the separate
--- start_time bound lets the engine skip partitions and parts.
+-- Call summaries (one per provider call), newest first, for the ledger list
+-- and the complaint search. The search binds one of trace_id, response_id
+-- and end_user_ref ('' = not narrowed; each has a bloom filter index): the
+-- traces holding a match are found first, and their calls merged. Paging is
+-- by keyset: rows after the cursor's (start_time, tenant, trace_id,
+-- span_id) in this order, which is total because a call's row key is
+-- unique; the separate start_time bound lets the engine skip partitions and
+-- parts.
 SELECT
     tenant, trace_id, span_id, service_name, start_time, duration_ms, operation,
     provider, request_model, response_model, response_id, status, error_class,
     input_tokens, output_tokens, toString(cost_usd) AS cost_usd, cost_status, end_user_ref
-FROM llm_calls FINAL
+FROM provider_calls(tenant = '', traces = multiIf(
+        {trace_id:String} != '', {trace_id:String},
+        {response_id:String} != '', (SELECT if(empty(groupUniqArray(trace_id)), '-', arrayStringConcat(groupUniqArray(trace_id), '\n')) FROM llm_calls WHERE {response_id:String} != '' AND response_id = {response_id:String}),
+        {end_user_ref:String} != '', (SELECT if(empty(groupUniqArray(trace_id)), '-', arrayStringConcat(groupUniqArray(trace_id), '\n')) FROM llm_calls WHERE {end_user_ref:String} != '' AND end_user_ref = {end_user_ref:String}),
+        ''),
+    from = {from:DateTime64},
+    -- A later page merges only calls up to the cursor.
+    to = if({paged:UInt32} = 0, {to:DateTime64}, least({to:DateTime64}, {before_time:DateTime64} + toIntervalNanosecond(1))))
 WHERE {filter}
   AND ({trace_id:String} = '' OR trace_id = {trace_id:String})
   AND ({response_id:String} = '' OR response_id = {response_id:String})

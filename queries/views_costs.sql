@@ -3,18 +3,18 @@
 -- Sums are exact: Decimal(18, 12) sums to Decimal(38, 12), written as its
 -- decimal text. A sum over only NULLs is NULL, so unknown stays unknown; the
 -- unknown calls are counted so a partial sum can be marked.
--- llm_calls.cost_usd names the column, not the result alias of the same name.
+-- c.cost_usd names the column, not the result alias of the same name.
 SELECT
     multiIf({group:String} = 'day', toString(toDate(start_time)),
             {group:String} = 'model', if(response_model != '', response_model, request_model),
             toString(tenant)) AS key,
     grouping(key) AS is_total,
     count() AS calls,
-    toString(sum(llm_calls.cost_usd)) AS cost_usd,
-    countIf(llm_calls.cost_usd IS NULL) AS cost_unknown_calls,
+    toString(sum(c.cost_usd)) AS cost_usd,
+    countIf(c.cost_usd IS NULL) AS cost_unknown_calls,
     sum(input_tokens) AS input_tokens,
     sum(output_tokens) AS output_tokens
-FROM llm_calls FINAL
+FROM provider_calls(tenant = '', traces = '', from = {from:DateTime64}, to = {to:DateTime64}) AS c
 WHERE {filter}
 GROUP BY ROLLUP(key)
 ORDER BY is_total, key

@@ -1,14 +1,14 @@
 -- Calls, errors and cost per time bucket (hour or day, aligned to UTC), in
 -- time order. Errors are calls whose span status is error: instrumentations
 -- leave the status unset on success, so "not ok" would count those too.
--- llm_calls.cost_usd names the column, not the result alias of the same name.
+-- c.cost_usd names the column, not the result alias of the same name.
 SELECT
     toStartOfInterval(start_time, toIntervalSecond({bucket_seconds:UInt32})) AS t,
     count() AS calls,
     countIf(status = 'error') AS errors,
-    toString(sum(llm_calls.cost_usd)) AS cost_usd,
-    countIf(llm_calls.cost_usd IS NULL) AS cost_unknown_calls
-FROM llm_calls FINAL
+    toString(sum(c.cost_usd)) AS cost_usd,
+    countIf(c.cost_usd IS NULL) AS cost_unknown_calls
+FROM provider_calls(tenant = '', traces = '', from = {from:DateTime64}, to = {to:DateTime64}) AS c
 WHERE {filter}
 GROUP BY t
 ORDER BY t

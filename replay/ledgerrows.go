@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"time"
 
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/pricing"
 	"github.com/docketlabs/docket/replay/providers"
@@ -16,9 +17,9 @@ import (
 // request_params.
 const (
 	replayService      = "docket-replay"
-	paramRunID         = "docket.replay.run_id"
-	paramOfTraceID     = "docket.replay.of_trace_id"
-	paramOfSpanID      = "docket.replay.of_span_id"
+	paramRunID         = conventions.ReplayPrefix + "run_id"
+	paramOfTraceID     = conventions.ReplayPrefix + "of_trace_id"
+	paramOfSpanID      = conventions.ReplayPrefix + "of_span_id"
 	replayContentState = "not_captured"
 )
 

@@ -77,7 +77,7 @@ func (t *Tracing) Shutdown(ctx context.Context) error {
 
 // startRun starts the run's span; its trace ID is the run ID.
 func (t *Tracing) startRun(ctx context.Context, sel Selection) (context.Context, trace.Span) {
-	return t.tracer("").Start(ctx, "docket replay", trace.WithAttributes(attribute.String("docket.replay.selection", sel.String())))
+	return t.tracer("").Start(ctx, "docket replay", trace.WithAttributes(attribute.String(conventions.ReplayPrefix+"selection", sel.String())))
 }
 
 // emit sends the span of one replay under the run's span, and gives the
@@ -109,10 +109,10 @@ func originalSpan(row *ledger.Call) trace.SpanContext {
 // from, with the link to the replayed call as docket.replay.* attributes.
 func replayAttributes(c *ledger.Call) []attribute.KeyValue {
 	a := []attribute.KeyValue{
-		attribute.String("gen_ai.operation.name", c.Operation),
-		attribute.String("gen_ai.provider.name", c.Provider),
-		attribute.String("gen_ai.request.model", c.RequestModel),
-		attribute.String(ledger.AttrContentStatus, c.ContentStatus),
+		attribute.String(conventions.OperationName, c.Operation),
+		attribute.String(conventions.ProviderName, c.Provider),
+		attribute.String(conventions.RequestModel, c.RequestModel),
+		attribute.String(conventions.ContentStatus, c.ContentStatus),
 	}
 	for k, v := range c.RequestParams {
 		a = append(a, attribute.String(k, v))
@@ -132,28 +132,28 @@ func replayAttributes(c *ledger.Call) []attribute.KeyValue {
 			a = append(a, attribute.Float64(key, *v))
 		}
 	}
-	str("gen_ai.response.model", c.ResponseModel)
-	str("gen_ai.response.id", c.ResponseID)
-	str("error.type", c.ErrorType)
-	i64("gen_ai.usage.input_tokens", c.InputTokens)
-	i64("gen_ai.usage.output_tokens", c.OutputTokens)
-	i64("gen_ai.usage.cache_read.input_tokens", c.CacheReadTokens)
-	i64("gen_ai.usage.cache_creation.input_tokens", c.CacheWriteTokens)
-	i64("gen_ai.usage.reasoning.output_tokens", c.ReasoningTokens)
-	i64("http.response.status_code", c.HTTPStatus)
-	i64("gen_ai.request.max_tokens", c.MaxTokens)
-	i64("gen_ai.request.seed", c.Seed)
-	f64("gen_ai.request.temperature", c.Temperature)
-	f64("gen_ai.request.top_p", c.TopP)
-	f64("gen_ai.request.top_k", c.TopK)
+	str(conventions.ResponseModel, c.ResponseModel)
+	str(conventions.ResponseID, c.ResponseID)
+	str(conventions.ErrorType, c.ErrorType)
+	i64(conventions.UsageInput, c.InputTokens)
+	i64(conventions.UsageOutput, c.OutputTokens)
+	i64(conventions.UsageCacheRead, c.CacheReadTokens)
+	i64(conventions.UsageCacheCreation, c.CacheWriteTokens)
+	i64(conventions.UsageReasoning, c.ReasoningTokens)
+	i64(conventions.Columns[conventions.ColHTTPStatus][0].Name, c.HTTPStatus)
+	i64(conventions.RequestMaxTokens, c.MaxTokens)
+	i64(conventions.RequestSeed, c.Seed)
+	f64(conventions.RequestTemperature, c.Temperature)
+	f64(conventions.RequestTopP, c.TopP)
+	f64(conventions.RequestTopK, c.TopK)
 	if c.TTFTMS != nil {
-		a = append(a, attribute.Float64("gen_ai.response.time_to_first_chunk", *c.TTFTMS/float64(time.Second/time.Millisecond)))
+		a = append(a, attribute.Float64(conventions.TimeToFirstChunk, *c.TTFTMS/float64(time.Second/time.Millisecond)))
 	}
 	if len(c.FinishReasons) > 0 {
-		a = append(a, attribute.StringSlice("gen_ai.response.finish_reasons", c.FinishReasons))
+		a = append(a, attribute.StringSlice(conventions.FinishReasons, c.FinishReasons))
 	}
 	if len(c.StopSequences) > 0 {
-		a = append(a, attribute.StringSlice("gen_ai.request.stop_sequences", c.StopSequences))
+		a = append(a, attribute.StringSlice(conventions.RequestStop, c.StopSequences))
 	}
 	return a
 }

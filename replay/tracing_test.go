@@ -68,11 +68,12 @@ func TestReplaysAreTracedOverOTLP(t *testing.T) {
 			for _, rs := range td.ResourceSpans().All() {
 				for _, ss := range rs.ScopeSpans().All() {
 					for _, span := range ss.Spans().All() {
-						if !ledger.IsLLMCall(span.Attributes()) {
+						call, _, kind := x.Extract(rs.Resource(), ss.Scope().Name(), span, time.Now())
+						if kind != ledger.KindCall {
 							runSpans++
 							continue
 						}
-						traced = append(traced, x.Call(rs.Resource(), span, time.Now()))
+						traced = append(traced, call)
 					}
 				}
 			}

@@ -108,7 +108,7 @@ func TestExportRoundTripEveryFormat(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		if len(m.Files) != 2 || m.Files[0].Name != "calls."+string(f) || m.Files[0].Rows != 3 || len(m.Files[0].Columns) != 46 ||
+		if len(m.Files) != 2 || m.Files[0].Name != "calls."+string(f) || m.Files[0].Rows != 3 || len(m.Files[0].Columns) != 48 || // the columns of llm_calls, evidence_span_ids and member_refs
 			m.Files[1].Name != "conflicts."+string(f) || m.Files[1].Rows != 0 {
 			t.Fatalf("%s: files %+v", f, m.Files)
 		}

@@ -142,16 +142,18 @@ func (e *ledgerExporter) convert(ctx context.Context, td ptrace.Traces) (xexport
 	for i := 0; i < td.ResourceSpans().Len(); i++ {
 		rs := td.ResourceSpans().At(i)
 		for j := 0; j < rs.ScopeSpans().Len(); j++ {
-			spans := rs.ScopeSpans().At(j).Spans()
+			ss := rs.ScopeSpans().At(j)
+			spans := ss.Spans()
 			for k := 0; k < spans.Len(); k++ {
-				span := spans.At(k)
-				if !ledger.IsLLMCall(span.Attributes()) {
-					if ev, ok := e.extractor.Evidence(rs.Resource(), span, now); ok {
-						r.evidence = append(r.evidence, ev)
-					}
+				var ev ledger.EvidenceSpan
+				var kind ledger.Kind
+				call, ev, kind = e.extractor.Extract(rs.Resource(), ss.Scope().Name(), spans.At(k), now)
+				if kind == ledger.KindEvidence {
+					r.evidence = append(r.evidence, ev)
+				}
+				if kind != ledger.KindCall {
 					continue
 				}
-				call = e.extractor.Call(rs.Resource(), span, now)
 				var err error
 				if seg.calls, err = ledger.EncodeCalls(seg.calls, []ledger.Call{call}); err != nil {
 					// Only an impossible cost value gets here; refusing

@@ -1,15 +1,17 @@
 package ledgerexporter
 
 import (
+	"slices"
+
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/docketlabs/docket/ledger/pricing"
+	"github.com/docketlabs/docket/internal/conventions"
 )
 
-// costStatusAttr keeps metric labels to a fixed set of values.
+// costStatusAttr keeps metric labels to a fixed set of values: the
+// contract's cost statuses.
 func costStatusAttr(status string) attribute.KeyValue {
-	switch pricing.Status(status) {
-	case pricing.StatusUnknownModel, pricing.StatusMissingUsage, pricing.StatusInvalidUsage:
+	if slices.Contains(conventions.CostStatuses, conventions.CostStatus(status)) {
 		return attribute.String("cost_status", status)
 	}
 	return attribute.String("cost_status", "other")

@@ -55,6 +55,44 @@ func TestSharedPromptSurvivesDeletionForOneEndUser(t *testing.T) {
 	}
 }
 
+// TestSecondInstrumentationsContentFollowsTheCall: a call traced by two
+// instrumentations (the Anthropic SDK's span under OpenLLMetry's) is one
+// call; each stored its own copy of the prompt, and only one span carries
+// the end user. A deletion request for the end user deletes both copies,
+// and a hold keeps both.
+func TestSecondInstrumentationsContentFollowsTheCall(t *testing.T) {
+	f := newFixture(t, dirStore(t), Options{})
+	start := time.Now().UTC().Add(-time.Minute)
+	outer := f.call(callSpec{endUser: "user-u", start: start, input: "U asks", output: "U is answered"})
+	inner := f.call(callSpec{trace: outer.TraceID, parent: outer.SpanID, start: start.Add(time.Millisecond),
+		input: "U asks, as the SDK recorded it", output: "U is answered, as the SDK recorded it"})
+
+	hold, _, err := f.m.CreateHold(ctx, admin, HoldRequest{Scope: Scope{Tenant: f.tenant, EndUserRef: "user-u"}, Reason: "litigation"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range []string{inner.InputRef, inner.OutputRef} {
+		if !f.storeHeld(ref) {
+			t.Errorf("the second instrumentation's object %s is not held", ref)
+		}
+	}
+	if _, err := f.m.ReleaseHold(ctx, admin, hold.ID, "settled"); err != nil {
+		t.Fatal(err)
+	}
+	job, err := f.m.RequestDeletion(ctx, admin, DeletionRequest{Scope: Scope{Tenant: f.tenant, EndUserRef: "user-u"}, Reason: "erasure request"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job.Status != JobDone || job.Counts.CallsMatched != 1 || job.Counts.ObjectsDeleted != 4 {
+		t.Fatalf("job %s %+v, want done, 1 call and 4 objects deleted", job.Status, job.Counts)
+	}
+	for _, ref := range []string{outer.InputRef, outer.OutputRef, inner.InputRef, inner.OutputRef} {
+		if f.exists(ref) {
+			t.Errorf("object %s survived the deletion request", ref)
+		}
+	}
+}
+
 // TestSpanContentFollowsItsTracesCalls: content on a span that is not a
 // call (a tool call's arguments) is deleted with the calls of its trace
 // and held with them; content of another trace is not touched.

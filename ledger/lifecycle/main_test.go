@@ -123,6 +123,7 @@ func (f *fixture) states(p access.Principal, traceID string) ([]CallState, error
 // callSpec describes one LLM call; empty content means no reference.
 type callSpec struct {
 	trace, endUser        string
+	parent                string // the span of a call this one's span is a child of
 	start                 time.Time
 	input, output, prompt string
 }
@@ -134,7 +135,7 @@ func (f *fixture) call(s callSpec) ledger.Call {
 	if s.trace == "" {
 		s.trace = randomHex(f.t, 16)
 	}
-	c := ledger.Call{Tenant: f.tenant, TraceID: s.trace, SpanID: randomHex(f.t, 8), EndUserRef: s.endUser,
+	c := ledger.Call{Tenant: f.tenant, TraceID: s.trace, SpanID: randomHex(f.t, 8), ParentSpanID: s.parent, EndUserRef: s.endUser,
 		StartTime: s.start, EndTime: s.start.Add(time.Second), ContentStatus: "stored", FinishReasons: []string{},
 		StopSequences: []string{}, RequestParams: map[string]string{}, AttributeIssues: []string{}, IngestedAt: time.Now()}
 	for _, part := range []struct {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/bits"
 	"time"
+
+	"github.com/docketlabs/docket/internal/conventions"
 )
 
 // Usage is a call's token counts as the GenAI semantic conventions report
@@ -15,22 +17,17 @@ type Usage struct {
 	Input, Output, CacheRead, CacheWrite, Reasoning *int64
 }
 
-// Status says whether a call could be priced. The values are stored in the
-// ledger.
-type Status string
+// Status says whether a call could be priced: the conventions contract's
+// cost statuses, stored in the ledger.
+type Status = conventions.CostStatus
 
 const (
-	// StatusOK: the cost is known (possibly zero, for a free model).
-	StatusOK Status = "ok"
-	// StatusUnknownModel: the table has no entry for the provider and model,
-	// or the entry has no price for a kind of token the call used.
-	StatusUnknownModel Status = "unknown_model"
-	// StatusMissingUsage: input or output tokens were not reported
-	// (embeddings need only input tokens).
-	StatusMissingUsage Status = "missing_usage"
-	// StatusInvalidUsage: a negative count, cache tokens exceeding input,
-	// reasoning exceeding output, or a cost beyond MaxCost.
-	StatusInvalidUsage Status = "invalid_usage"
+	StatusOK                 = conventions.CostOK
+	StatusUnknownModel       = conventions.CostUnknownModel
+	StatusMissingUsage       = conventions.CostMissingUsage
+	StatusInvalidUsage       = conventions.CostInvalidUsage
+	StatusUnpricedCacheRead  = conventions.CostUnpricedCacheRead
+	StatusUnpricedCacheWrite = conventions.CostUnpricedCacheWrite
 )
 
 // OperationEmbeddings is the gen_ai.operation.name of embedding calls, which
@@ -67,11 +64,12 @@ func (c Cost) Display() string {
 //	(input − cacheRead − cacheWrite)·input + cacheRead·cacheRead + cacheWrite·cacheWrite
 //	+ (output − reasoning)·output + reasoning·reasoning + request fee
 //
-// A cache price the entry lacks is charged at the input price, and a missing
-// reasoning price at the output price: the source lists a separate price
-// only where the provider bills those tokens differently, otherwise they are
-// billed as the input or output tokens they are part of. The context tier is
-// chosen by total input tokens.
+// A missing reasoning price is charged at the output price: providers bill
+// reasoning as output tokens, and the source lists a separate price only
+// where one differs. Cache reads or writes the entry has no price for leave
+// the call unpriced (StatusUnpricedCacheRead/-Write): their discount or
+// surcharge is the provider's, and charging them as input would be a guess.
+// The context tier is chosen by total input tokens.
 //
 // Usage problems are reported before a missing price, since a cost can be
 // recomputed later from stored usage once a price exists, but not the other
@@ -87,11 +85,11 @@ func (t *Table) Cost(provider, model, operation string, at time.Time, u Usage) C
 	}
 	r := price.RatesFor(in)
 	cacheRead, cacheWrite, reasoning := r.CacheRead, r.CacheWrite, r.Reasoning
-	if !cacheRead.known {
-		cacheRead = r.Input
-	}
-	if !cacheWrite.known {
-		cacheWrite = r.Input
+	switch {
+	case cr > 0 && !cacheRead.known:
+		return Cost{Status: StatusUnpricedCacheRead, PriceRef: price.Ref}
+	case cw > 0 && !cacheWrite.known:
+		return Cost{Status: StatusUnpricedCacheWrite, PriceRef: price.Ref}
 	}
 	if !reasoning.known {
 		reasoning = r.Output

@@ -201,16 +201,6 @@ func TestCostArithmetic(t *testing.T) {
 			pricing.Usage{Input: n(1000), Output: n(1000)}, "0.014000000000",
 		},
 		{
-			// mistral-large has no cache_read price: all 1000 input tokens at 2.
-			"absent cache read price charges input price", "mistral_ai", "mistral-large-latest", "chat",
-			pricing.Usage{Input: n(1000), CacheRead: n(500), Output: n(0)}, "0.002000000000",
-		},
-		{
-			// gemini-2.5-pro has no cache_write price: 1000·1.25
-			"absent cache write price charges input price", "gcp.gemini", "gemini-2.5-pro", "chat",
-			pricing.Usage{Input: n(1000), CacheWrite: n(1000), Output: n(0)}, "0.001250000000",
-		},
-		{
 			// text-embedding-3-small 0.02: 1000·0.02 = 20 per 1M
 			"embeddings need only input", "openai", "text-embedding-3-small", pricing.OperationEmbeddings,
 			pricing.Usage{Input: n(1000)}, "0.000020000000",
@@ -236,6 +226,32 @@ func TestCostArithmetic(t *testing.T) {
 				t.Errorf("cost = %s, want %s", got.String(), c.usd)
 			}
 		})
+	}
+}
+
+// TestUnpricedCacheTokens: cache tokens the entry has no price for leave the
+// call unpriced, saying which part, instead of charging them as input.
+func TestUnpricedCacheTokens(t *testing.T) {
+	tbl := shipped(t)
+	when := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	n := func(v int64) *int64 { return &v }
+	for _, c := range []struct {
+		provider, model string
+		u               pricing.Usage
+		want            pricing.Status
+	}{
+		// mistral-large has no cache_read price.
+		{"mistral_ai", "mistral-large-latest", pricing.Usage{Input: n(1000), CacheRead: n(500), Output: n(0)}, pricing.StatusUnpricedCacheRead},
+		// gemini-2.5-pro has no cache_write price (Google bills cache
+		// storage by the hour).
+		{"gcp.gemini", "gemini-2.5-pro", pricing.Usage{Input: n(1000), CacheWrite: n(1000), Output: n(0)}, pricing.StatusUnpricedCacheWrite},
+		// No cache tokens: priced.
+		{"gcp.gemini", "gemini-2.5-pro", pricing.Usage{Input: n(1000), CacheWrite: n(0), Output: n(0)}, pricing.StatusOK},
+	} {
+		got := tbl.Cost(c.provider, c.model, "chat", when, c.u)
+		if got.Status != c.want || (got.USD == nil) != (c.want != pricing.StatusOK) || got.PriceRef == "" {
+			t.Errorf("%s %s: status %s, USD %v, price %q; want %s", c.provider, c.model, got.Status, got.USD, got.PriceRef, c.want)
+		}
 	}
 }
 

@@ -3,51 +3,33 @@ package contentrefprocessor
 import (
 	"encoding/base64"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/docketlabs/docket/internal/conventions"
 )
 
-// contentEvents are the GenAI event names whose payload is content: the
-// body of such a log record, and the attributes of such an event or log
-// record other than the metadata kept (see keptEventAttr), are moved to the
-// store. The value is the kind the payload is stored under.
-var contentEvents = map[string]string{
-	"gen_ai.system.message":                     "system.message",
-	"gen_ai.user.message":                       "user.message",
-	"gen_ai.assistant.message":                  "assistant.message",
-	"gen_ai.tool.message":                       "tool.message",
-	"gen_ai.choice":                             "choice",
-	"gen_ai.client.inference.operation.details": "inference.operation.details",
-	"gen_ai.content.prompt":                     "content.prompt",
-	"gen_ai.content.completion":                 "content.completion",
-}
-
 // keptEventAttr reports whether an attribute of a content event stays on
-// the telemetry: GenAI metadata (content keys are moved separately), our
-// own attributes and the few structural fields of the message events.
+// the telemetry: metadata (content keys are moved separately), our own
+// attributes and the few structural fields of the message events.
 func keptEventAttr(k string) bool {
-	switch k {
-	case "event.name", "index", "finish_reason", "role", "id":
-		return true
-	}
-	return strings.HasPrefix(k, "gen_ai.") || strings.HasPrefix(k, ownNamespace)
+	return slices.Contains(conventions.ContentEventMetadata, k) ||
+		slices.ContainsFunc(conventions.MetadataNamespaces, func(p string) bool { return strings.HasPrefix(k, p) })
 }
 
 // Attributes the processor writes.
 const (
-	AttrStatus = "docket.content.status"
-	AttrBytes  = "docket.content.bytes"
-	// AttrBodyRef references a content log record's body.
-	AttrBodyRef = "docket.content.body_ref"
-	// AttrAttributesRef references the non-metadata attributes of a
-	// content event.
-	AttrAttributesRef = "docket.content.attributes_ref"
+	AttrStatus        = conventions.ContentStatus
+	AttrBytes         = conventions.ContentBytes
+	AttrBodyRef       = conventions.ContentBodyRef
+	AttrAttributesRef = conventions.ContentAttributesRef
 	// attrItemStatusPrefix + source explains a content item that was not
 	// stored (source: the content key, "body" or "attributes").
-	attrItemStatusPrefix = "docket.content.status."
+	attrItemStatusPrefix = conventions.ContentItemStatusPrefix
 )
 
 // Content statuses. A span or log record gets one summary (AttrStatus):

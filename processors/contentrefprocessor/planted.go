@@ -6,7 +6,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/docketlabs/docket/contentstore"
-	"github.com/docketlabs/docket/internal/contentkeys"
+	"github.com/docketlabs/docket/internal/conventions"
 )
 
 // ownNamespace holds the attributes Docket writes (content status,
@@ -23,10 +23,10 @@ const refPrefix = contentstore.Scheme + ":"
 // another user's content look referenced by its own calls — shared, so
 // kept past that user's deletion request — or forge a call's status.
 func planted(k string, v pcommon.Value) bool {
-	if strings.HasPrefix(k, ownNamespace) || contentkeys.IsRefName(k) {
+	if strings.HasPrefix(k, ownNamespace) || conventions.IsRefName(k) {
 		return true
 	}
-	return strings.HasSuffix(k, contentkeys.RefSuffix) && v.Type() == pcommon.ValueTypeStr && strings.HasPrefix(v.Str(), refPrefix)
+	return strings.HasSuffix(k, conventions.RefSuffix) && v.Type() == pcommon.ValueTypeStr && strings.HasPrefix(v.Str(), refPrefix)
 }
 
 // removePlanted removes the planted attributes of a span, span event or

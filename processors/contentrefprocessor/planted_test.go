@@ -10,26 +10,26 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/docketlabs/docket/contentstore"
-	"github.com/docketlabs/docket/internal/contentkeys"
+	"github.com/docketlabs/docket/internal/conventions"
 )
 
 // plant puts on attrs every kind of attribute only the collector may write,
 // pointing at victim, and returns how many it put.
 func plant(put func(k, v string), victim string) int64 {
 	planted := map[string]string{
-		"gen_ai.input.messages_ref":    victim,
-		"llm.tools_ref":                victim,
-		"retrieval.documents_ref":      "not even a reference",
-		"my.own_ref":                   victim, // any *_ref holding a reference is read as one
-		AttrBodyRef:                    victim,
-		AttrAttributesRef:              victim,
-		AttrStatus:                     StatusStored,
-		AttrBytes:                      "1",
-		attrItemStatusPrefix + "body":  StatusStored,
-		"docket.replay.of_trace_id":    "0102030405060708090a0b0c0d0e0f10",
-		"docket.anything.else":         "planted",
-		contentkeys.Keys[0].RefName():  victim,
-		contentkeys.Keys[10].RefName(): victim,
+		"gen_ai.input.messages_ref":           victim,
+		"llm.tools_ref":                       victim,
+		"retrieval.documents_ref":             "not even a reference",
+		"my.own_ref":                          victim, // any *_ref holding a reference is read as one
+		AttrBodyRef:                           victim,
+		AttrAttributesRef:                     victim,
+		AttrStatus:                            StatusStored,
+		AttrBytes:                             "1",
+		attrItemStatusPrefix + "body":         StatusStored,
+		"docket.replay.of_trace_id":           "0102030405060708090a0b0c0d0e0f10",
+		"docket.anything.else":                "planted",
+		conventions.ContentKeys[0].RefName():  victim,
+		conventions.ContentKeys[10].RefName(): victim,
 	}
 	for k, v := range planted {
 		put(k, v)

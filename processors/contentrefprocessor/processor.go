@@ -15,7 +15,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/docketlabs/docket/contentstore"
-	"github.com/docketlabs/docket/internal/contentkeys"
 	"github.com/docketlabs/docket/internal/conventions"
 )
 
@@ -74,9 +73,10 @@ type item struct {
 	attrs pcommon.Map   // holds the content (unless srcBody) and gets the reference
 	body  pcommon.Value // srcBody
 	src   source
-	key   int  // srcAttrs: index in contentkeys.Keys
+	key   int  // srcAttrs: index in conventions.ContentKeys
 	exact bool // srcAttrs: the key alone, without indexed forms
 	kind  string
+	scope string // the instrumentation scope, for conventions.Lift
 
 	size   int64
 	status string
@@ -118,6 +118,7 @@ func (p *contentRef) resource(res pcommon.Resource) *resourceInfo {
 type batch struct {
 	signal  signal
 	planted int64 // attributes removed by removePlanted
+	scope   string
 	items   []*item
 	records []*record
 	cur     *record
@@ -144,21 +145,27 @@ func (b *batch) add(it *item) {
 
 // collectAttrs finds the content keys among attrs.
 func (b *batch) collectAttrs(attrs pcommon.Map) {
-	var found, indexed uint64
+	var found, indexed bitset
 	for k := range attrs.All() {
-		if i := contentkeys.Index(k); i >= 0 {
-			if found&(1<<i) != 0 || k != contentkeys.Keys[i].Name {
-				indexed |= 1 << i
+		if i := conventions.ContentIndex(k); i >= 0 {
+			if found.has(i) || k != conventions.ContentKeys[i].Name {
+				indexed.set(i)
 			}
-			found |= 1 << i
+			found.set(i)
 		}
 	}
-	for i, ck := range contentkeys.Keys {
-		if found&(1<<i) != 0 {
-			b.add(&item{attrs: attrs, src: srcAttrs, key: i, exact: indexed&(1<<i) == 0, kind: ck.Kind})
+	for i, ck := range conventions.ContentKeys {
+		if found.has(i) {
+			b.add(&item{attrs: attrs, src: srcAttrs, key: i, exact: !indexed.has(i), kind: ck.Kind, scope: b.scope})
 		}
 	}
 }
+
+// bitset holds one bit per content key (TestContentKeysFitTheBitset).
+type bitset [4]uint64
+
+func (s *bitset) set(i int)      { s[i/64] |= 1 << (i % 64) }
+func (s *bitset) has(i int) bool { return s[i/64]&(1<<(i%64)) != 0 }
 
 // collectEvent handles the payload of a content event beyond its content
 // keys.
@@ -188,6 +195,7 @@ func (p *contentRef) processTraces(ctx context.Context, td ptrace.Traces) (ptrac
 		rs := rss.At(i)
 		var res *resourceInfo
 		for j := 0; j < rs.ScopeSpans().Len(); j++ {
+			b.scope = rs.ScopeSpans().At(j).Scope().Name()
 			spans := rs.ScopeSpans().At(j).Spans()
 			for k := 0; k < spans.Len(); k++ {
 				if res == nil {
@@ -202,7 +210,7 @@ func (p *contentRef) processTraces(ctx context.Context, td ptrace.Traces) (ptrac
 					ev := events.At(e)
 					b.planted += removePlanted(ev.Attributes())
 					b.collectAttrs(ev.Attributes())
-					if kind, ok := contentEvents[ev.Name()]; ok {
+					if kind, ok := conventions.ContentEvents[ev.Name()]; ok {
 						b.collectEvent(ev.Attributes(), kind)
 					}
 				}
@@ -220,6 +228,7 @@ func (p *contentRef) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, 
 		rl := rls.At(i)
 		var res *resourceInfo
 		for j := 0; j < rl.ScopeLogs().Len(); j++ {
+			b.scope = rl.ScopeLogs().At(j).Scope().Name()
 			lrs := rl.ScopeLogs().At(j).LogRecords()
 			for k := 0; k < lrs.Len(); k++ {
 				if res == nil {
@@ -229,7 +238,7 @@ func (p *contentRef) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, 
 				b.planted += removePlanted(lr.Attributes())
 				b.begin(lr.Attributes(), res)
 				b.collectAttrs(lr.Attributes())
-				if kind, ok := contentEvents[eventName(lr)]; ok {
+				if kind, ok := conventions.ContentEvents[eventName(lr)]; ok {
 					b.collectEvent(lr.Attributes(), kind)
 					if lr.Body().Type() != pcommon.ValueTypeEmpty {
 						b.add(&item{attrs: lr.Attributes(), body: lr.Body(), src: srcBody, kind: kind})
@@ -283,10 +292,10 @@ func (it *item) content(limit int64) ([]byte, int64, bool) {
 		return attrsContent(it.attrs, func(k string) bool { return !keptEventAttr(k) }, limit)
 	}
 	if it.exact {
-		v, _ := it.attrs.Get(contentkeys.Keys[it.key].Name)
+		v, _ := it.attrs.Get(conventions.ContentKeys[it.key].Name)
 		return valueContent(v, limit)
 	}
-	return attrsContent(it.attrs, func(k string) bool { return contentkeys.Index(k) == it.key }, limit)
+	return attrsContent(it.attrs, func(k string) bool { return conventions.ContentIndex(k) == it.key }, limit)
 }
 
 func (p *contentRef) storeItem(ctx context.Context, it *item) {
@@ -347,9 +356,10 @@ func (it *item) apply() {
 	var name, refKey string
 	switch it.src {
 	case srcAttrs:
-		name = contentkeys.Keys[it.key].Name
-		refKey = contentkeys.Keys[it.key].RefName()
-		it.attrs.RemoveIf(func(k string, _ pcommon.Value) bool { return contentkeys.Index(k) == it.key })
+		name = conventions.ContentKeys[it.key].Name
+		refKey = name + conventions.RefSuffix
+		conventions.Lift(it.scope, it.attrs, name)
+		it.attrs.RemoveIf(func(k string, _ pcommon.Value) bool { return conventions.ContentIndex(k) == it.key })
 	case srcEventAttrs:
 		name, refKey = "attributes", AttrAttributesRef
 		it.attrs.RemoveIf(func(k string, _ pcommon.Value) bool { return !keptEventAttr(k) })

@@ -24,9 +24,8 @@ import (
 
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/contentstore/contentstoreextension"
-	"github.com/docketlabs/docket/internal/contentkeys"
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/internal/s3test"
-	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/processors/contentrefprocessor/internal/metadata"
 )
 
@@ -245,6 +244,19 @@ func everyForm(tenant string) (ptrace.Traces, map[string][]string) {
 	a.PutStr("llm.prompt_template.variables", `{"name":"`+next("openinference")+`"}`)
 	a.PutStr("llm.tools.0.tool.json_schema", `{"description":"`+next("openinference")+`"}`)
 	a.PutInt("llm.token_count.prompt", 12)
+	// The invocation parameters hold the Responses API's instructions;
+	// the model and sampling parameters in them are metadata.
+	a.PutStr("llm.invocation_parameters", `{"model":"gpt-4o-mini","temperature":0.3,"instructions":"`+next("openinference")+`"}`)
+
+	// The Vercel AI SDK's own keys; its response ID and timings stay.
+	s = newSpan(rs, "vercel ai")
+	a = s.Attributes()
+	a.PutStr("ai.operationId", "ai.generateText.doGenerate")
+	a.PutStr("ai.prompt.messages", `[{"role":"user","content":"`+next("vercel ai")+`"}]`)
+	a.PutStr("ai.response.text", next("vercel ai"))
+	a.PutStr("ai.toolCall.args", `{"q":"`+next("vercel ai")+`"}`)
+	a.PutStr("ai.response.id", "chatcmpl-v1")
+	a.PutDouble("ai.response.msToFirstChunk", 120)
 
 	s = newSpan(rs, "openinference embedding")
 	a = s.Attributes()
@@ -405,6 +417,21 @@ func TestEveryContentFormMovesToTheStore(t *testing.T) {
 		if _, ok := oi.Get(k); !ok {
 			t.Errorf("openinference span lacks %s: %v", k, oi.AsRaw())
 		}
+	}
+	vercel := spans["vercel ai"].Attributes()
+	for _, k := range []string{"ai.prompt.messages_ref", "ai.response.text_ref", "ai.response.id", "ai.response.msToFirstChunk"} {
+		if _, ok := vercel.Get(k); !ok {
+			t.Errorf("vercel ai span lacks %s: %v", k, vercel.AsRaw())
+		}
+	}
+	if v, _ := oi.Get("gen_ai.request.model"); v.Str() != "gpt-4o-mini" {
+		t.Errorf("the requested model was not lifted out of llm.invocation_parameters: %v", oi.AsRaw())
+	}
+	if v, _ := oi.Get("gen_ai.request.temperature"); v.Double() != 0.3 {
+		t.Errorf("the temperature was not lifted out of llm.invocation_parameters: %v", oi.AsRaw())
+	}
+	if _, ok := oi.Get("llm.invocation_parameters_ref"); !ok {
+		t.Errorf("llm.invocation_parameters not moved: %v", oi.AsRaw())
 	}
 	for _, k := range []string{"input.mime_type", "llm.model_name", "llm.token_count.prompt", "openinference.span.kind"} {
 		if _, ok := oi.Get(k); !ok {
@@ -817,8 +844,8 @@ func TestContentKeyIndex(t *testing.T) {
 		"http.route":                                      "",
 	} {
 		got := ""
-		if i := contentkeys.Index(attr); i >= 0 {
-			got = contentkeys.Keys[i].Name
+		if i := conventions.ContentIndex(attr); i >= 0 {
+			got = conventions.ContentKeys[i].Name
 		}
 		if got != want {
 			t.Errorf("%s: item %q, want %q", attr, got, want)
@@ -826,21 +853,10 @@ func TestContentKeyIndex(t *testing.T) {
 	}
 }
 
-// TestLedgerKnowsEveryContentKey: the ledger marks a call whose content is
-// still on the span (no content processor ran) by the same keys this
-// processor moves.
-func TestLedgerKnowsEveryContentKey(t *testing.T) {
-	// collectAttrs marks the keys found on one map in a uint64.
-	if len(contentkeys.Keys) > 64 {
-		t.Fatalf("%d content keys; collectAttrs holds 64", len(contentkeys.Keys))
-	}
-	for _, ck := range contentkeys.Keys {
-		attr := ck.Name
-		if ck.Leaf != "" {
-			attr = ck.Name + ".0." + ck.Leaf
-		}
-		if !ledger.IsContentAttribute(attr) {
-			t.Errorf("the ledger does not see %s as content", attr)
-		}
+// TestContentKeysFitTheBitset: collectAttrs marks the keys found on one
+// map in a bitset.
+func TestContentKeysFitTheBitset(t *testing.T) {
+	if n := len(conventions.ContentKeys); n > len(bitset{})*64 {
+		t.Fatalf("%d content keys; collectAttrs holds %d", n, len(bitset{})*64)
 	}
 }

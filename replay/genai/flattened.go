@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/docketlabs/docket/internal/conventions"
 )
 
 // Instrumentations older than the conventions' message arrays flatten each
@@ -23,10 +25,10 @@ import (
 // flattenedLists are the attribute lists whose entries are messages, with
 // the prefix of each entry's fields.
 var flattenedLists = map[string]string{
-	"gen_ai.prompt":       "",
-	"gen_ai.completion":   "",
-	"llm.input_messages":  "message.",
-	"llm.output_messages": "message.",
+	conventions.Prompt:            "",
+	conventions.Completion:        "",
+	conventions.LLMInputMessages:  "message.",
+	conventions.LLMOutputMessages: "message.",
 }
 
 // maxFlattenedIndex bounds list and part indexes: no instrumentation
@@ -281,8 +283,8 @@ func jsonValue(s string) json.RawMessage {
 // OpenInference's tools (tool.json_schema, the provider's whole tool
 // object).
 var flattenedToolLists = map[string]string{
-	"llm.request.functions": "",
-	"llm.tools":             "tool.",
+	conventions.LLMRequestFunctions: "",
+	conventions.LLMTools:            "tool.",
 }
 
 func parseFlattenedTools(data []byte) ([]ToolDefinition, error) {

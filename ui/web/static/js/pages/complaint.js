@@ -122,6 +122,11 @@ function callCard(ctx, ev, c, i, total) {
         ['Response model', 'response_model', orNR(c.response_model)],
         ['Response ID', 'response_id', orNR(c.response_id)],
         ['End user', 'end_user_ref', orNR(c.end_user_ref)],
+        // Other spans of the trace describing this same provider call (a
+        // second instrumentation, a wrapper), merged into this row.
+        ['Also traced as', 'evidence_span_ids', Array.isArray(c.evidence_span_ids) && c.evidence_span_ids.length > 0
+          ? h('span', { class: 'mono' }, c.evidence_span_ids.map((s) => `span ${s}`).join(', '))
+          : 'none'],
       ]),
       group('Timing and outcome', [
         ['Start (UTC)', 'start_time', timeEl(c.start_time)],

@@ -59,7 +59,7 @@ export default function costs(ctx) {
             td('')),
         ]),
       unknownCalls > 0 ? h('p', { class: 'callout callout-warn', testid: 'cost-unknown-note' },
-        `${fmt.plural(unknownCalls, 'call')} had no known cost (unknown model or price). Sums marked +? count only the known costs.`) : null,
+        `${fmt.plural(unknownCalls, 'call')} had no known cost (unknown model or price, unpriced cache tokens, or token counts of uncertain meaning: see each call's cost status). Sums marked +? count only the known costs.`) : null,
     ];
   });
 }

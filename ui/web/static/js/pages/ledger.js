@@ -41,7 +41,7 @@ export default function ledger(ctx) {
         h('span', { class: 'key key-cost' }), 'cost (known costs; hollow dot: some unknown)'),
       charts.timeseries(points, data.bucket || bucket),
       unknown > 0 ? h('p', { class: 'callout callout-warn', testid: 'cost-unknown-note' },
-        `${fmt.plural(unknown, 'call')} in this range had no known cost (unknown model or price); the cost line counts only known costs, so totals are lower bounds (+?).`) : null,
+        `${fmt.plural(unknown, 'call')} in this range had no known cost (unknown model or price, unpriced cache tokens, or token counts of uncertain meaning); the cost line counts only known costs, so totals are lower bounds (+?).`) : null,
     ];
   });
   load(latencyBox, 'the latency distribution', api.get(`/api/v1/latency${api.query(filters)}`, ctx.signal), (data) => {

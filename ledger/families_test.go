@@ -1,0 +1,192 @@
+package ledger
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// familyFixture is a recorded trace of one instrumentation family, written
+// from the keys its documentation or source names (Provenance), and the
+// provider calls the ledger must show for it.
+type familyFixture struct {
+	Family     string `json:"family"`
+	Provenance string `json:"provenance"`
+	// Batches are delivered one after another, each as its own export
+	// request (a call's spans often arrive in different ones).
+	Batches [][]fixtureSpan `json:"batches"`
+	// Calls are the ledger's rows for the trace, by span ID of the row;
+	// fields not given are not checked.
+	Calls []map[string]any `json:"calls"`
+}
+
+type fixtureSpan struct {
+	Scope      string         `json:"scope"`
+	Name       string         `json:"name"`
+	SpanID     string         `json:"span_id"`
+	Parent     string         `json:"parent"`
+	StartMS    int64          `json:"start_ms"`
+	EndMS      int64          `json:"end_ms"`
+	Attributes map[string]any `json:"attributes"`
+}
+
+// TestFamilyFixtures: for every family, each provider call is exactly one
+// ledger row with the right fields and cost, whatever the order and the
+// batches its spans arrive in.
+func TestFamilyFixtures(t *testing.T) {
+	files, err := filepath.Glob("testdata/families/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	x := testExtractor(t)
+	for n, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".json"), func(t *testing.T) {
+			var fx familyFixture
+			b, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dec := json.NewDecoder(strings.NewReader(string(b)))
+			dec.DisallowUnknownFields()
+			dec.UseNumber()
+			if err := dec.Decode(&fx); err != nil {
+				t.Fatal(err)
+			}
+			if fx.Provenance == "" || fx.Family == "" {
+				t.Fatal("a fixture names its family and the source of its keys")
+			}
+			traceID := pcommon.TraceID{0xfa, byte(n), 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}
+			t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+			for _, batch := range fx.Batches {
+				var calls []Call
+				for _, fs := range batch {
+					res, span := fixtureToSpan(t, fs, traceID, t0)
+					c, _, kind := x.Extract(res, fs.Scope, span, t0)
+					if kind == KindCall {
+						calls = append(calls, c)
+					}
+				}
+				if len(calls) > 0 {
+					if err := testStore.InsertCalls(context.Background(), calls); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			got, err := testStore.CallsByTrace(context.Background(), traceID.String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(fx.Calls) {
+				t.Fatalf("%d rows, want %d: %+v", len(got), len(fx.Calls), got)
+			}
+			for i, want := range fx.Calls {
+				row := callFields(t, got[i])
+				for k, w := range want {
+					if g := row[k]; !reflect.DeepEqual(g, normalizeJSON(t, w)) {
+						t.Errorf("call %d (span %v): %s = %v, want %v", i, row["span_id"], k, g, w)
+					}
+				}
+			}
+		})
+	}
+}
+
+func fixtureToSpan(t *testing.T, fs fixtureSpan, traceID pcommon.TraceID, t0 time.Time) (pcommon.Resource, ptrace.Span) {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "fixture")
+	ss := rs.ScopeSpans().AppendEmpty()
+	ss.Scope().SetName(fs.Scope)
+	span := ss.Spans().AppendEmpty()
+	span.SetName(fs.Name)
+	span.SetTraceID(traceID)
+	span.SetSpanID(spanID(t, fs.SpanID))
+	if fs.Parent != "" {
+		span.SetParentSpanID(spanID(t, fs.Parent))
+	}
+	span.SetStartTimestamp(pcommon.NewTimestampFromTime(t0.Add(time.Duration(fs.StartMS) * time.Millisecond)))
+	span.SetEndTimestamp(pcommon.NewTimestampFromTime(t0.Add(time.Duration(fs.EndMS) * time.Millisecond)))
+	raw := map[string]any{}
+	for k, v := range fs.Attributes {
+		raw[k] = fromJSONNumber(v)
+	}
+	if err := span.Attributes().FromRaw(raw); err != nil {
+		t.Fatal(err)
+	}
+	return rs.Resource(), span
+}
+
+// fromJSONNumber makes JSON integers int64 attributes and other numbers
+// doubles, as SDKs send them.
+func fromJSONNumber(v any) any {
+	switch t := v.(type) {
+	case json.Number:
+		if n, err := t.Int64(); err == nil {
+			return n
+		}
+		f, _ := t.Float64()
+		return f
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = fromJSONNumber(e)
+		}
+		return out
+	}
+	return v
+}
+
+func spanID(t *testing.T, s string) pcommon.SpanID {
+	var id pcommon.SpanID
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) > 8 {
+		t.Fatalf("span id %q", s)
+	}
+	copy(id[8-len(b):], b)
+	return id
+}
+
+// callFields is a row as JSON values, as the exports show it.
+func callFields(t *testing.T, c Call) map[string]any {
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["span_id"] = strings.TrimLeft(c.SpanID, "0")
+	m["evidence_span_ids"] = trimIDs(c.EvidenceSpanIDs)
+	return m
+}
+
+func trimIDs(ids []string) []any {
+	out := []any{}
+	for _, id := range slices.Sorted(slices.Values(ids)) {
+		out = append(out, strings.TrimLeft(id, "0"))
+	}
+	return out
+}
+
+func normalizeJSON(t *testing.T, v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
