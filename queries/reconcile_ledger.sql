@@ -19,9 +19,8 @@ SELECT
     sumIf(provider_calls.cache_read_tokens, status != 'error') AS cache_read_tokens,
     countIf(status != 'error' AND (provider_calls.input_tokens IS NULL OR provider_calls.output_tokens IS NULL)) AS usage_unknown,
     countIf(status != 'error' AND provider_calls.cache_read_tokens IS NULL) AS cache_unknown
-FROM llm_calls FINAL
-WHERE start_time >= {from:DateTime64} AND start_time < {to:DateTime64}
-  AND has(JSONExtract({providers:String}, 'Array(String)'), provider)
+FROM provider_calls(tenant = '', traces = '', from = {from:DateTime64}, to = {to:DateTime64})
+WHERE has(JSONExtract({providers:String}, 'Array(String)'), provider)
 GROUP BY day, provider, model, service
 ORDER BY day, provider, model, service
 SETTINGS output_format_json_quote_64bit_integers = 0
