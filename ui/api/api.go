@@ -185,11 +185,14 @@ func (a *api) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, http.StatusUnauthorized, "sign in first")
 	case errors.Is(err, auth.ErrBadCredentials):
 		writeError(w, http.StatusUnauthorized, "wrong user name or password")
+	case errors.Is(err, auth.ErrSignInBusy):
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusTooManyRequests, err.Error())
 	case errors.Is(err, auth.ErrTooManyAttempts):
 		writeError(w, http.StatusTooManyRequests, err.Error())
 	case errors.Is(err, auth.ErrUntrustedProxy), errors.Is(err, auth.ErrNoGrants):
 		writeError(w, http.StatusForbidden, err.Error())
-	case errors.Is(err, auth.ErrWeakPassword):
+	case errors.Is(err, auth.ErrWeakPassword), errors.Is(err, auth.ErrCommonPassword):
 		writeError(w, http.StatusBadRequest, err.Error())
 	case errors.Is(err, access.ErrDenied):
 		writeError(w, http.StatusForbidden, err.Error())
