@@ -37,6 +37,8 @@ type Deps struct {
 	// ExportDir is where bundles made from the UI are written.
 	ExportDir string
 	Logger    *slog.Logger
+	// Now is the clock of export expiry; nil is time.Now.
+	Now func() time.Time
 }
 
 // maxBody bounds every request body; the largest legitimate one is a
@@ -51,6 +53,9 @@ type api struct {
 // Handler serves the UI pages, their assets and /api/v1.
 func Handler(d Deps) http.Handler {
 	a := &api{Deps: d}
+	if a.Now == nil {
+		a.Now = time.Now
+	}
 	if d.Content != nil {
 		a.reader = &access.Reader{Content: d.Content, Ledger: d.Ledger}
 	}
@@ -81,7 +86,7 @@ func (a *api) routes(mux *http.ServeMux) {
 	mux.Handle("GET /api/v1/latency", a.allowed(access.RoleViewer, a.latency))
 	mux.Handle("GET /api/v1/ledger/stats", a.allowed(access.RoleViewer, a.stats))
 
-	mux.Handle("POST /api/v1/exports", a.allowed(access.RoleAuditor, a.createExport))
+	mux.Handle("POST /api/v1/exports", a.allowedStream(access.RoleAuditor, a.createExport))
 	mux.Handle("GET /api/v1/exports/{file}", a.allowedStream(access.RoleAuditor, a.downloadExport))
 
 	mux.Handle("GET /api/v1/holds", a.allowed(access.RoleAdmin, a.holds))

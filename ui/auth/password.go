@@ -127,7 +127,9 @@ func isCommon(p string) bool {
 	if common[lower] {
 		return true
 	}
-	core := strings.TrimFunc(lower, func(r rune) bool { return unicode.IsDigit(r) || unicode.IsPunct(r) || unicode.IsSymbol(r) || unicode.IsSpace(r) })
+	core := strings.TrimFunc(lower, func(r rune) bool {
+		return unicode.IsDigit(r) || unicode.IsPunct(r) || unicode.IsSymbol(r) || unicode.IsSpace(r)
+	})
 	if len(core) >= 4 && common[core] || core == "" {
 		return true
 	}
