@@ -1,0 +1,281 @@
+package collector_test
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+)
+
+// The attack's size relative to the collector's descriptor limit is what
+// matters: more held connections than the process may open files. The
+// default keeps that ratio at a size that runs in seconds on a small
+// machine; DOCKET_SLOWCONN_ATTACK=24000 DOCKET_SLOWCONN_NOFILE=20000 runs
+// the size first reported (this machine's default descriptor limit is
+// 20,000).
+func slowConnSizes() (attack, nofile int) {
+	attack, nofile = 6000, 4096
+	if n, err := strconv.Atoi(os.Getenv("DOCKET_SLOWCONN_ATTACK")); err == nil && n > 0 {
+		attack = n
+	}
+	if n, err := strconv.Atoi(os.Getenv("DOCKET_SLOWCONN_NOFILE")); err == nil && n > 0 {
+		nofile = n
+	}
+	return attack, nofile
+}
+
+// TestSlowUIConnectionsLeaveIngestAnswering: thousands of connections to
+// the UI port that send a request's headers and then trickle its body do
+// not stop OTLP ingest in the same process. Before the UI had a
+// connection cap and read deadlines, such connections took every file
+// descriptor of the collector and OTLP requests went unanswered.
+func TestSlowUIConnectionsLeaveIngestAnswering(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the collector")
+	}
+	prlimit, err := exec.LookPath("prlimit")
+	if err != nil {
+		t.Skip("needs prlimit (util-linux) to give the collector its descriptor limit")
+	}
+	attack, nofile := slowConnSizes()
+	raiseNoFile(t, attack+1000)
+
+	p := newCollectorProc(t, docketBinary(t), "ui-slowconn.yaml")
+	cfg, _ := filepath.Abs(filepath.Join("testdata", p.config))
+	p.cmd = exec.Command(prlimit, fmt.Sprintf("--nofile=%d:%d", nofile, nofile), "--", p.bin, "collector", "--config", "file:"+cfg)
+	p.cmd.Env = p.env
+	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.signal(syscall.SIGKILL) })
+	uiAddr := p.apiURL[len("http://"):]
+	waitAccepting(t, p.otlpURL)
+
+	before := measureIngest(t, p.otlpURL, 50)
+	t.Logf("before the attack: %s", before)
+
+	a := startSlowAttack(uiAddr, attack)
+	defer a.stop()
+	t.Logf("attack: %d connections to the UI port opened and trickling, %d could not connect (collector limited to %d descriptors)",
+		a.open(), attack-a.open(), nofile)
+
+	during := measureIngest(t, p.otlpURL, 200)
+	t.Logf("during the attack: %s (%d attack connections still open)", during, a.open())
+	if during.failed > 0 {
+		t.Fatalf("%d of %d OTLP requests failed during the attack (first error: %v); see %s",
+			during.failed, during.n, during.firstErr, filepath.Join(p.dir, "collector.log"))
+	}
+	// Generous: the point is that ingest answers, not how fast a loaded
+	// machine is.
+	if during.p95 > 5*time.Second {
+		t.Fatalf("OTLP p95 %v during the attack", during.p95)
+	}
+}
+
+// raiseNoFile lets the test process hold n descriptors (root may raise
+// the hard limit too).
+func raiseNoFile(t *testing.T, n int) {
+	t.Helper()
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	if lim.Cur >= uint64(n) {
+		return
+	}
+	want := syscall.Rlimit{Cur: uint64(n), Max: max(lim.Max, uint64(n))}
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &want); err != nil {
+		t.Skipf("cannot raise the descriptor limit to %d (hard %d): %v", n, lim.Max, err)
+	}
+}
+
+func waitAccepting(t *testing.T, url string) {
+	t.Helper()
+	body := oneSpanRequest(t)
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		if postOTLP(url, body, time.Second) == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatal("the collector did not start accepting OTLP")
+}
+
+func oneSpanRequest(t *testing.T) []byte {
+	t.Helper()
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "slowconn")
+	s := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	s.SetTraceID(pcommon.TraceID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
+	s.SetSpanID(pcommon.SpanID{1, 2, 3, 4, 5, 6, 7, 8})
+	now := time.Now()
+	s.SetStartTimestamp(pcommon.NewTimestampFromTime(now.Add(-time.Second)))
+	s.SetEndTimestamp(pcommon.NewTimestampFromTime(now))
+	s.SetName("chat")
+	s.Attributes().PutStr("gen_ai.operation.name", "chat")
+	s.Attributes().PutStr("gen_ai.provider.name", "openai")
+	body, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// postOTLP sends one export on a new connection, as a sender whose
+// connection was closed would: each request needs the collector to accept
+// (and so open a descriptor).
+func postOTLP(url string, body []byte, timeout time.Duration) error {
+	c := &http.Client{Timeout: timeout, Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := c.Post(url, "application/x-protobuf", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("OTLP answered %s", resp.Status)
+	}
+	return nil
+}
+
+type ingestStats struct {
+	n, failed     int
+	p50, p95, max time.Duration
+	firstErr      error
+}
+
+func (s ingestStats) String() string {
+	return fmt.Sprintf("%d OTLP/HTTP requests, %d failed, p50 %s, p95 %s, max %s", s.n, s.failed,
+		latency(s.p50), latency(s.p95), latency(s.max))
+}
+
+func latency(d time.Duration) string {
+	if d == math.MaxInt64 {
+		return "failed"
+	}
+	return d.Round(time.Microsecond).String()
+}
+
+// measureIngest times n sequential one-span exports; a failed one counts
+// as infinitely slow.
+func measureIngest(t *testing.T, url string, n int) ingestStats {
+	t.Helper()
+	body := oneSpanRequest(t)
+	st := ingestStats{n: n}
+	lat := make([]time.Duration, 0, n)
+	for range n {
+		began := time.Now()
+		err := postOTLP(url, body, 10*time.Second)
+		d := time.Since(began)
+		if err != nil {
+			st.failed++
+			if st.firstErr == nil {
+				st.firstErr = err
+			}
+			d = math.MaxInt64
+		}
+		lat = append(lat, d)
+	}
+	slices.Sort(lat)
+	st.p50, st.p95, st.max = lat[n/2], lat[(n*95+99)/100-1], lat[n-1]
+	return st
+}
+
+// slowAttack holds connections to addr that sent a sign-in request's
+// headers announcing a 1 MB body, and sends one byte of it per connection
+// every two seconds.
+type slowAttack struct {
+	mu    sync.Mutex
+	conns []net.Conn
+	done  chan struct{}
+}
+
+func startSlowAttack(addr string, n int) *slowAttack {
+	a := &slowAttack{done: make(chan struct{})}
+	head := []byte("POST /api/v1/session HTTP/1.1\r\nHost: ui\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{")
+	jobs := make(chan struct{}, n)
+	for range n {
+		jobs <- struct{}{}
+	}
+	close(jobs)
+	var wg sync.WaitGroup
+	for range 500 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range jobs {
+				c, err := net.DialTimeout("tcp", addr, time.Second)
+				if err != nil {
+					continue
+				}
+				_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+				if _, err := c.Write(head); err != nil {
+					c.Close()
+					continue
+				}
+				a.mu.Lock()
+				a.conns = append(a.conns, c)
+				a.mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	go a.trickle()
+	return a
+}
+
+func (a *slowAttack) trickle() {
+	tick := time.NewTicker(2 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-a.done:
+			return
+		case <-tick.C:
+		}
+		a.mu.Lock()
+		kept := a.conns[:0]
+		for _, c := range a.conns {
+			_ = c.SetWriteDeadline(time.Now().Add(10 * time.Millisecond))
+			if _, err := c.Write([]byte(" ")); err != nil {
+				c.Close()
+				continue
+			}
+			kept = append(kept, c)
+		}
+		a.conns = kept
+		a.mu.Unlock()
+	}
+}
+
+func (a *slowAttack) open() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.conns)
+}
+
+func (a *slowAttack) stop() {
+	close(a.done)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, c := range a.conns {
+		c.Close()
+	}
+	a.conns = nil
+}
