@@ -52,12 +52,9 @@ type api struct {
 
 // Handler serves the UI pages, their assets and /api/v1.
 func Handler(d Deps) http.Handler {
-	a := &api{Deps: d}
+	a := &api{Deps: d, reader: &access.Reader{Content: d.Content, Ledger: d.Ledger}}
 	if a.Now == nil {
 		a.Now = time.Now
-	}
-	if d.Content != nil {
-		a.reader = &access.Reader{Content: d.Content, Ledger: d.Ledger}
 	}
 	mux := http.NewServeMux()
 	a.routes(mux)

@@ -451,3 +451,31 @@ func TestAdminPages(t *testing.T) {
 		t.Fatalf("lifecycle: %d %s", code, body)
 	}
 }
+
+// TestMalformedRevealIsRecorded: a reveal whose ref is not a reference at
+// all is refused and recorded, like every other attempt.
+func TestMalformedRevealIsRecorded(t *testing.T) {
+	f := newFixture(t)
+	aude := f.client(t)
+	aude.signIn("aude")
+	for _, ref := range []string{"garbage", "docket-content://acme/../../x", ""} {
+		if code, body := aude.do("POST", "/api/v1/reveal", map[string]string{"trace_id": f.trace, "ref": ref, "reason": "probe:" + ref}); code < 400 || code >= 500 {
+			t.Fatalf("reveal of %q: %d %s", ref, code, body)
+		}
+	}
+	log, err := store.AccessLog(context.Background(), ledger.AccessFilter{Actor: "aude", Action: "reveal"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := map[string]bool{}
+	for _, e := range log {
+		if e.Outcome == access.OutcomeDenied && e.TraceID == f.trace {
+			recorded[e.Reason] = true
+		}
+	}
+	for _, ref := range []string{"garbage", "docket-content://acme/../../x", ""} {
+		if !recorded["probe:"+ref] {
+			t.Errorf("the reveal of malformed ref %q is not in the access log", ref)
+		}
+	}
+}
