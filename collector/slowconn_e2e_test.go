@@ -1,8 +1,10 @@
 package collector_test
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"net/http"
@@ -11,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -52,7 +55,6 @@ func TestSlowUIConnectionsLeaveIngestAnswering(t *testing.T) {
 		t.Skip("needs prlimit (util-linux) to give the collector its descriptor limit")
 	}
 	attack, nofile := slowConnSizes()
-	raiseNoFile(t, attack+1000)
 
 	p := newCollectorProc(t, docketBinary(t), "ui-slowconn.yaml")
 	cfg, _ := filepath.Abs(filepath.Join("testdata", p.config))
@@ -69,13 +71,12 @@ func TestSlowUIConnectionsLeaveIngestAnswering(t *testing.T) {
 	before := measureIngest(t, p.otlpURL, 50)
 	t.Logf("before the attack: %s", before)
 
-	a := startSlowAttack(uiAddr, attack)
-	defer a.stop()
+	opened := attackFromHelpers(t, uiAddr, attack)
 	t.Logf("attack: %d connections to the UI port opened and trickling, %d could not connect (collector limited to %d descriptors)",
-		a.open(), attack-a.open(), nofile)
+		opened, attack-opened, nofile)
 
 	during := measureIngest(t, p.otlpURL, 200)
-	t.Logf("during the attack: %s (%d attack connections still open)", during, a.open())
+	t.Logf("during the attack: %s", during)
 	if during.failed > 0 {
 		t.Fatalf("%d of %d OTLP requests failed during the attack (first error: %v); see %s",
 			during.failed, during.n, during.firstErr, filepath.Join(p.dir, "collector.log"))
@@ -87,8 +88,71 @@ func TestSlowUIConnectionsLeaveIngestAnswering(t *testing.T) {
 	}
 }
 
-// raiseNoFile lets the test process hold n descriptors (root may raise
-// the hard limit too).
+// attackPerProcess is the most connections one helper process holds, below
+// common descriptor limits (a hard limit often cannot be raised).
+const attackPerProcess = 12000
+
+// attackFromHelpers runs the slow attack on addr with n connections from
+// helper processes (this test binary running TestSlowConnHelper), which
+// hold them until the test ends, and returns how many connected.
+func attackFromHelpers(t *testing.T, addr string, n int) int {
+	t.Helper()
+	opened := 0
+	for n > 0 {
+		share := min(n, attackPerProcess)
+		n -= share
+		cmd := exec.Command(os.Args[0], "-test.run=^TestSlowConnHelper$", "-test.v")
+		cmd.Env = append(os.Environ(), "DOCKET_SLOWCONN_HELPER="+addr+","+strconv.Itoa(share))
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			stdin.Close()
+			_ = cmd.Wait()
+		})
+		sc := bufio.NewScanner(stdout)
+		got := -1
+		for got < 0 && sc.Scan() {
+			fmt.Sscanf(sc.Text(), "open %d", &got)
+		}
+		if got < 0 {
+			t.Fatal("an attack helper reported no connections")
+		}
+		opened += got
+		go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	}
+	return opened
+}
+
+// TestSlowConnHelper is the attack helper process; it runs only when
+// started by attackFromHelpers.
+func TestSlowConnHelper(t *testing.T) {
+	spec := os.Getenv("DOCKET_SLOWCONN_HELPER")
+	if spec == "" {
+		t.Skip("runs as a helper process of TestSlowUIConnectionsLeaveIngestAnswering")
+	}
+	addr, count, _ := strings.Cut(spec, ",")
+	n, err := strconv.Atoi(count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raiseNoFile(t, n+100)
+	a := startSlowAttack(addr, n)
+	fmt.Printf("open %d\n", a.open())
+	_, _ = io.Copy(io.Discard, os.Stdin) // until the test closes it
+	a.stop()
+}
+
+// raiseNoFile lets this process hold n descriptors (root may raise the
+// hard limit too).
 func raiseNoFile(t *testing.T, n int) {
 	t.Helper()
 	var lim syscall.Rlimit
