@@ -76,7 +76,9 @@ func TestSlowUIConnectionsLeaveIngestAnswering(t *testing.T) {
 		opened, attack-opened, nofile)
 
 	during := measureIngest(t, p.otlpURL, 200)
-	t.Logf("during the attack: %s", during)
+	logText, _ := os.ReadFile(filepath.Join(p.dir, "collector.log"))
+	t.Logf("during the attack: %s; the collector logged %d \"too many open files\"", during,
+		strings.Count(string(logText), "too many open files"))
 	if during.failed > 0 {
 		t.Fatalf("%d of %d OTLP requests failed during the attack (first error: %v); see %s",
 			during.failed, during.n, during.firstErr, filepath.Join(p.dir, "collector.log"))
