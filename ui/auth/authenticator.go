@@ -160,7 +160,7 @@ func (a *Authenticator) SignIn(w http.ResponseWriter, r *http.Request, name, pas
 		usr, err = a.users.Authenticate(name, password)
 		return err
 	})
-	a.release(at, errors.Is(err, ErrBadCredentials))
+	a.release(at, err)
 	if err != nil {
 		return Session{}, err
 	}
@@ -198,7 +198,7 @@ func (a *Authenticator) ChangePassword(r *http.Request, s Session, current, next
 		return err
 	}
 	err = a.check(at, func() error { return a.users.ChangePassword(s.User, current, next) })
-	a.release(at, errors.Is(err, ErrBadCredentials))
+	a.release(at, err)
 	if err != nil {
 		return err
 	}

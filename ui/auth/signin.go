@@ -87,16 +87,21 @@ func (a *Authenticator) check(at attempt, fn func() error) error {
 	return err
 }
 
-// release ends a reservation; failed says whether the password was wrong.
-func (a *Authenticator) release(at attempt, failed bool) {
+// release ends a reservation with the check's outcome: a wrong password
+// counts against the address and the account, a success clears the
+// account's backoff, any other error does neither.
+func (a *Authenticator) release(at attempt, outcome error) {
 	now := a.now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	<-a.kdfQueue
 	delete(a.inFlight, at.client)
 	delete(a.inFlight, "user:"+at.account)
-	if !failed {
+	switch {
+	case outcome == nil:
 		delete(a.accounts, at.account)
+		return
+	case !errors.Is(outcome, ErrBadCredentials):
 		return
 	}
 	if len(a.failures) >= maxTracked {
