@@ -280,24 +280,34 @@ func startSlowAttack(addr string, n int) *slowAttack {
 		jobs <- struct{}{}
 	}
 	close(jobs)
+	// A refused or timed-out dial is tried again, as an attacker would,
+	// until the attack has had dialRetryFor to open its connections.
+	const dialRetryFor = 20 * time.Second
+	giveUp := time.Now().Add(dialRetryFor)
 	var wg sync.WaitGroup
-	for range 500 {
+	for w := range 500 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// Loopback sources other than 127.0.0.1, so that 24,000
+			// connections do not run out of one address's ephemeral ports.
+			d := net.Dialer{Timeout: time.Second, LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 1, byte(1+w%50))}}
 			for range jobs {
-				c, err := net.DialTimeout("tcp", addr, time.Second)
-				if err != nil {
-					continue
+				for time.Now().Before(giveUp) {
+					c, err := d.Dial("tcp", addr)
+					if err != nil {
+						continue
+					}
+					_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+					if _, err := c.Write(head); err != nil {
+						c.Close()
+						continue
+					}
+					a.mu.Lock()
+					a.conns = append(a.conns, c)
+					a.mu.Unlock()
+					break
 				}
-				_ = c.SetWriteDeadline(time.Now().Add(time.Second))
-				if _, err := c.Write(head); err != nil {
-					c.Close()
-					continue
-				}
-				a.mu.Lock()
-				a.conns = append(a.conns, c)
-				a.mu.Unlock()
 			}
 		}()
 	}
