@@ -3,8 +3,11 @@ package ledger
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/docketlabs/docket/ledger/engine"
 	"github.com/docketlabs/docket/queries"
@@ -26,9 +29,44 @@ type AccessEntry struct {
 	Detail  string    `json:"detail"`
 }
 
+// Bounds of what an access-log row may hold, so that a hostile request
+// cannot make the record of itself unbounded.
+const (
+	MaxReasonLen = 1000
+	MaxRefLen    = 1024
+)
+
+// errInvalidAccess is returned for an entry outside the bounds.
+var errInvalidAccess = errors.New("ledger: access entry has an invalid trace ID, or a reason or ref that is too long or not UTF-8")
+
+func validAccessText(s string, max int) bool { return len(s) <= max && utf8.ValidString(s) }
+
+// validAccessTrace: empty, or a trace ID in either case (some callers
+// record the ID as it was given before normalising it).
+func validAccessTrace(id string) bool { return id == "" || ValidTraceID(strings.ToLower(id)) }
+
+// DropInvalid blanks the fields of an attempt that failed their checks —
+// a trace ID that is not one, a reason or ref that is too long or not
+// UTF-8 — so that the attempt can still be recorded with the rest.
+func (e *AccessEntry) DropInvalid() {
+	if !validAccessTrace(e.TraceID) {
+		e.TraceID = ""
+	}
+	if !validAccessText(e.Reason, MaxReasonLen) {
+		e.Reason = ""
+	}
+	if !validAccessText(e.Ref, MaxRefLen) {
+		e.Ref = ""
+	}
+}
+
 // InsertAccess appends one access-log row. It is written synchronously: the
-// caller hands out nothing until this returns without error.
+// caller hands out nothing until this returns without error. An entry with
+// fields out of bounds is refused (see DropInvalid).
 func (s *Store) InsertAccess(ctx context.Context, e AccessEntry) error {
+	if !validAccessTrace(e.TraceID) || !validAccessText(e.Reason, MaxReasonLen) || !validAccessText(e.Ref, MaxRefLen) {
+		return errInvalidAccess
+	}
 	row, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("ledger: encode access entry: %w", err)

@@ -21,10 +21,11 @@ func devCommand() *cobra.Command {
 			}
 			fmt.Fprintf(os.Stderr, `docket dev — data in %s (config written to %s)
   OTLP in:        grpc 127.0.0.1:4317, http 127.0.0.1:4318
-  evidence UI:    http://127.0.0.1:8080/   (first start: the admin's one-time password is printed below)
+  evidence UI:    http://127.0.0.1:8080/   (first start: the admin's one-time password is printed below,
+                  or written to %s/ui-users.json.admin-password when not on a terminal)
   metrics:        http://127.0.0.1:8888/metrics
   try:            make demo   (example app + load; prints trace IDs to look up)
-`, dataDir, path)
+`, dataDir, path, dataDir)
 			return runCollector(cmd.Context(), path)
 		},
 	}

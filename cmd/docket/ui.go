@@ -37,10 +37,10 @@ func uiCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if oneTime != "" {
-				fmt.Fprintf(os.Stderr, "created user \"admin\" with one-time password %s (change it at first sign-in)\n", oneTime)
-			}
 			logger := slog.Default()
+			if err := deliverOneTime(usersFile(local), oneTime); err != nil {
+				return err
+			}
 			m, err := lifecycle.New(d.ledger, d.content, lifecycle.Options{Logger: logger})
 			if err != nil {
 				return err
@@ -64,6 +64,19 @@ func uiCommand() *cobra.Command {
 	return cmd
 }
 
+// deliverOneTime shows a created admin's one-time password on the
+// terminal, or writes it to a 0600 file and says where.
+func deliverOneTime(path, oneTime string) error {
+	if oneTime == "" {
+		return nil
+	}
+	file, err := auth.DeliverOneTimePassword(os.Stderr, path, oneTime)
+	if file != "" {
+		fmt.Fprintf(os.Stderr, "created user \"admin\"; its one-time password is in %s (mode 0600): change it at first sign-in, then delete the file\n", file)
+	}
+	return err
+}
+
 func usersFile(l localFlags) string { return filepath.Join(l.storage.dataDir, "ui-users.json") }
 
 // usersCommand manages the built-in accounts of the UI.
@@ -73,10 +86,10 @@ func usersCommand() *cobra.Command {
 	cmd.PersistentFlags().StringVar(&local.storage.dataDir, "data", "data", "data directory (as given to docket dev)")
 	open := func() (*auth.Users, error) {
 		users, oneTime, err := auth.OpenUsers(usersFile(local))
-		if oneTime != "" {
-			fmt.Fprintf(os.Stderr, "created user \"admin\" with one-time password %s (change it at first sign-in)\n", oneTime)
+		if err != nil {
+			return nil, err
 		}
-		return users, err
+		return users, deliverOneTime(usersFile(local), oneTime)
 	}
 	var grants []string
 	add := &cobra.Command{

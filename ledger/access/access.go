@@ -78,10 +78,15 @@ const (
 var ErrDenied = errors.New("access denied")
 
 // MaxReasonLen bounds the stated reason.
-const MaxReasonLen = 1000
+const MaxReasonLen = ledger.MaxReasonLen
+
+// ErrNoContentStore is returned when no content store is configured; the
+// attempt is still recorded.
+var ErrNoContentStore = errors.New("access: no content store is configured")
 
 // Reader reveals content through the checks and the log.
 type Reader struct {
+	// Content may be nil: attempts are then checked, recorded and fail.
 	Content contentstore.Store
 	Ledger  *ledger.Store
 }
@@ -100,6 +105,10 @@ func (r *Reader) Reveal(ctx context.Context, p Principal, req RevealRequest) ([]
 	default:
 		e.Outcome, e.Detail = OutcomeFailed, detail
 	}
+	if e.Outcome != OutcomeAllowed {
+		// Only the parts that passed their checks go on record.
+		e.DropInvalid()
+	}
 	if logErr := r.Ledger.InsertAccess(ctx, e); logErr != nil {
 		return nil, fmt.Errorf("access: record the attempt (nothing revealed): %w", logErr)
 	}
@@ -113,6 +122,10 @@ func (r *Reader) check(ctx context.Context, p Principal, req RevealRequest, reas
 	if p.User == "" || !ledger.ValidTraceID(req.TraceID) || !utf8.ValidString(reason) || len(reason) > MaxReasonLen {
 		return nil, DetailInvalidInput, fmt.Errorf("%w: invalid request", ErrDenied)
 	}
+	ref, err := contentstore.ParseRef(req.Ref)
+	if err != nil || len(req.Ref) > ledger.MaxRefLen {
+		return nil, DetailInvalidInput, fmt.Errorf("%w: the ref is not a content reference", ErrDenied)
+	}
 	if !p.CanReveal() {
 		return nil, DetailRole, fmt.Errorf("%w: role %q may not reveal content", ErrDenied, p.Role)
 	}
@@ -122,9 +135,11 @@ func (r *Reader) check(ctx context.Context, p Principal, req RevealRequest, reas
 	if reason == "" {
 		return nil, DetailReason, fmt.Errorf("%w: a reason is required", ErrDenied)
 	}
-	ref, err := contentstore.ParseRef(req.Ref)
-	if err != nil || ref.Tenant != req.Tenant {
+	if ref.Tenant != req.Tenant {
 		return nil, DetailRef, fmt.Errorf("%w: reference does not belong to this tenant", ErrDenied)
+	}
+	if r.Content == nil {
+		return nil, DetailUnavailable, ErrNoContentStore
 	}
 	found, err := r.referenced(ctx, req.TraceID, req.Tenant, req.Ref)
 	if err != nil {

@@ -163,3 +163,58 @@ func TestRevealOfDeletedContentIsRecordedAsFailed(t *testing.T) {
 		t.Fatalf("newest log row: %+v", log)
 	}
 }
+
+// TestRevealRecordsMalformedAttempts: attempts with a malformed reference,
+// an over-long reason or an invalid trace ID are recorded like any other,
+// but only with the parts that passed their checks: the access log stays
+// bounded and holds no trace ID that is not one.
+func TestRevealRecordsMalformedAttempts(t *testing.T) {
+	ctx := context.Background()
+	trace := "7b8efff798038103d269b633813fc60c"
+	contentStore := newContentStore(t)
+	ref := fixture(t, contentStore, trace)
+	r := &Reader{Content: contentStore, Ledger: ledgerStore}
+	long := strings.Repeat("why ", MaxReasonLen)
+	for i, tc := range []struct {
+		name                     string
+		req                      RevealRequest
+		wantTrace, wantRef, want string // recorded trace ID, ref and reason
+	}{
+		{"malformed ref", RevealRequest{Tenant: "acme", TraceID: trace, Ref: "docket-content://../../etc/passwd", Reason: "x"}, trace, "docket-content://../../etc/passwd", "x"},
+		{"not a ref at all", RevealRequest{Tenant: "acme", TraceID: trace, Ref: "garbage", Reason: "x"}, trace, "garbage", "x"},
+		{"over-long ref", RevealRequest{Tenant: "acme", TraceID: trace, Ref: strings.Repeat("r", 5000), Reason: "x"}, trace, "", "x"},
+		{"over-long reason", RevealRequest{Tenant: "acme", TraceID: trace, Ref: ref, Reason: long}, trace, ref, ""},
+		{"invalid trace ID", RevealRequest{Tenant: "acme", TraceID: "<script>alert(1)</script>", Ref: ref, Reason: "x"}, "", ref, "x"},
+		{"reason not UTF-8", RevealRequest{Tenant: "acme", TraceID: trace, Ref: ref, Reason: "bad\xff"}, trace, ref, ""},
+	} {
+		actor := "mal" + string(rune('a'+i))
+		p := Principal{User: actor, Role: RoleAuditor, Tenants: []string{"acme"}}
+		if content, err := r.Reveal(ctx, p, tc.req); !errors.Is(err, ErrDenied) || content != nil {
+			t.Errorf("%s: %v; want a denial", tc.name, err)
+			continue
+		}
+		log, err := ledgerStore.AccessLog(ctx, ledger.AccessFilter{Actor: actor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(log) != 1 {
+			t.Errorf("%s: %d access-log rows, want 1", tc.name, len(log))
+			continue
+		}
+		e := log[0]
+		if e.Outcome != OutcomeDenied || e.Detail != DetailInvalidInput || e.TraceID != tc.wantTrace || e.Ref != tc.wantRef || e.Reason != tc.want {
+			t.Errorf("%s: recorded %s/%s trace %q ref %.40q reason %.40q; want denied/%s trace %q ref %.40q reason %.40q",
+				tc.name, e.Outcome, e.Detail, e.TraceID, e.Ref, e.Reason, DetailInvalidInput, tc.wantTrace, tc.wantRef, tc.want)
+		}
+	}
+	// Nothing can write an unbounded or malformed entry past the checks.
+	for _, e := range []ledger.AccessEntry{
+		{EventID: "x1", At: time.Now(), Actor: "mallory", Action: "reveal", TraceID: "nope"},
+		{EventID: "x2", At: time.Now(), Actor: "mallory", Action: "reveal", Reason: long},
+		{EventID: "x3", At: time.Now(), Actor: "mallory", Action: "reveal", Ref: strings.Repeat("r", 5000)},
+	} {
+		if err := ledgerStore.InsertAccess(ctx, e); err == nil {
+			t.Errorf("InsertAccess took %.60v", e)
+		}
+	}
+}

@@ -80,7 +80,8 @@ type Manifest struct {
 	// ref is Root.
 	AccessEventID string  `json:"access_event_id"`
 	Query         Request `json:"query"`
-	// Root binds all files' row counts and chain heads (see bundleRoot).
+	// Root binds the manifest's own metadata and all files' row counts and
+	// chain heads (see bundleRoot).
 	Root   string `json:"root"`
 	Files  []File `json:"files"`
 	Totals Totals `json:"totals"`
@@ -148,17 +149,24 @@ var (
 func Export(ctx context.Context, store *ledger.Store, p access.Principal, req Request, dir string) (Manifest, error) {
 	req.Reason = strings.TrimSpace(req.Reason)
 	req.From, req.To = req.From.UTC(), req.To.UTC()
-	e := ledger.AccessEntry{EventID: newEventID(), At: time.Now().UTC(), Actor: p.User, Role: string(p.Role), Action: ActionExport,
+	// Milliseconds: the access log's precision, so that the manifest's
+	// generated_at and the entry's time are one value.
+	e := ledger.AccessEntry{EventID: newEventID(), At: time.Now().UTC().Truncate(time.Millisecond), Actor: p.User, Role: string(p.Role), Action: ActionExport,
 		Tenant: req.Tenant, Reason: req.Reason}
 	if e.Tenant == "" {
 		e.Tenant = access.AllTenants
 	}
 	if detail, err := check(p, req); err != nil {
 		e.Outcome, e.Detail = access.OutcomeDenied, detail
+		// Only the parts that passed their checks go on record.
+		e.DropInvalid()
+		if !validTenant(e.Tenant) {
+			e.Tenant = ""
+		}
 		return Manifest{}, record(ctx, store, e, err)
 	}
 	w := &bundleWriter{eng: store.Engine(), req: req, dir: dir}
-	m, err := w.write(ctx, p.User, e.EventID)
+	m, err := w.write(ctx, p.User, e.EventID, e.At)
 	if err != nil {
 		w.remove()
 		e.Outcome, e.Detail = access.OutcomeFailed, DetailFailed
@@ -181,18 +189,28 @@ func record(ctx context.Context, store *ledger.Store, e ledger.AccessEntry, caus
 	return cause
 }
 
+// recordDetail is the export's access-log detail: the manifest's own
+// metadata that the entry's other fields (actor, time, tenant, reason) do
+// not hold, and the files' row counts. The entry's ref is the root, which
+// covers all of it.
 func recordDetail(m Manifest) string {
 	var b strings.Builder
-	b.WriteString("format=" + string(m.Query.Format))
+	q := m.Query
+	fmt.Fprintf(&b, "format=%s from=%s to=%s include_access_log=%t include_state=%t generated_at=%s",
+		q.Format, q.From.Format(time.RFC3339Nano), q.To.Format(time.RFC3339Nano), q.IncludeAccessLog, q.IncludeState,
+		m.GeneratedAt.Format(time.RFC3339Nano))
 	for _, f := range m.Files {
 		fmt.Fprintf(&b, " %s=%d", f.Table, f.Rows)
 	}
 	return b.String()
 }
 
+func validTenant(t string) bool {
+	return len(t) <= maxTenantLen && utf8.ValidString(t) && !strings.ContainsRune(t, 0)
+}
+
 func check(p access.Principal, req Request) (string, error) {
-	if p.User == "" || len(req.Tenant) > maxTenantLen || !utf8.ValidString(req.Tenant) || strings.ContainsRune(req.Tenant, 0) ||
-		!utf8.ValidString(req.Reason) || len(req.Reason) > access.MaxReasonLen {
+	if p.User == "" || !validTenant(req.Tenant) || !utf8.ValidString(req.Reason) || len(req.Reason) > access.MaxReasonLen {
 		return access.DetailInvalidInput, fmt.Errorf("%w: invalid request", access.ErrDenied)
 	}
 	if _, err := ParseFormat(string(req.Format)); err != nil {
@@ -232,11 +250,13 @@ type bundleWriter struct {
 	created    []string
 }
 
-func (w *bundleWriter) write(ctx context.Context, actor, eventID string) (Manifest, error) {
+// write makes the bundle; at is the time of its access-log entry, which
+// the manifest repeats as generated_at.
+func (w *bundleWriter) write(ctx context.Context, actor, eventID string, at time.Time) (Manifest, error) {
 	if err := w.prepareDir(); err != nil {
 		return Manifest{}, err
 	}
-	m := Manifest{Version: Version, GeneratedAt: time.Now().UTC(), GeneratedBy: actor, AccessEventID: eventID, Query: w.req}
+	m := Manifest{Version: Version, GeneratedAt: at.UTC(), GeneratedBy: actor, AccessEventID: eventID, Query: w.req}
 	if err := w.eng.QueryJSON(ctx, queries.MustGet("audit_engine_version"), func(row []byte) error {
 		var v struct{ Version string }
 		if err := json.Unmarshal(row, &v); err != nil {
@@ -268,7 +288,7 @@ func (w *bundleWriter) write(ctx context.Context, actor, eventID string) (Manife
 			m.Totals = totals.result()
 		}
 	}
-	m.Root = bundleRoot(m.Files)
+	m.Root = bundleRoot(m)
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return Manifest{}, fmt.Errorf("audit: encode manifest: %w", err)

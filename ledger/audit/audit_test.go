@@ -101,7 +101,7 @@ func TestExportRoundTripEveryFormat(t *testing.T) {
 		CostUSD:      Sum{Total: "12.34585 +?", KnownRows: 2, UnknownRows: 1},
 		CostStatus:   map[string]uint64{"ok": 2, "unknown_model": 1}}
 
-	var roots []string
+	var heads []string
 	for _, f := range []Format{FormatJSONL, FormatCSV, FormatParquet} {
 		dir := filepath.Join(t.TempDir(), "bundle")
 		m, err := Export(ctx, store, auditor(tenant), request(tenant, f), dir)
@@ -126,7 +126,7 @@ func TestExportRoundTripEveryFormat(t *testing.T) {
 		if err != nil || len(report.Files) != 2 || !report.Files[0].OK || !report.Files[1].OK {
 			t.Fatalf("%s: verify: %v %+v", f, err, report)
 		}
-		roots = append(roots, m.Root)
+		heads = append(heads, m.Files[0].ChainHead)
 		entries, err := os.ReadDir(dir)
 		if err != nil || len(entries) != 3 {
 			t.Fatalf("%s: bundle holds %v (%v)", f, entries, err)
@@ -162,10 +162,10 @@ func TestExportRoundTripEveryFormat(t *testing.T) {
 			}
 		}
 	}
-	// The chain is over canonical rows, so the root does not depend on the
-	// format.
-	if roots[0] != roots[1] || roots[1] != roots[2] {
-		t.Errorf("roots differ between formats: %q", roots)
+	// The chain is over canonical rows, so the chain heads do not depend
+	// on the format (the root does: it covers the format too).
+	if heads[0] != heads[1] || heads[1] != heads[2] {
+		t.Errorf("chain heads differ between formats: %q", heads)
 	}
 }
 
@@ -501,9 +501,11 @@ func TestEveryAttemptIsRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := accessEntries(t, tenant, "alma")
+	wantDetail := fmt.Sprintf("format=jsonl from=%s to=%s include_access_log=false include_state=false generated_at=%s calls=1 conflicts=0",
+		ok.From.UTC().Format(time.RFC3339Nano), ok.To.UTC().Format(time.RFC3339Nano), m.GeneratedAt.Format(time.RFC3339Nano))
 	if len(e) != 1 || e[0].Outcome != access.OutcomeAllowed || e[0].Ref != m.Root || e[0].EventID != m.AccessEventID ||
-		e[0].Detail != "format=jsonl calls=1 conflicts=0" || e[0].Reason != ok.Reason {
-		t.Errorf("allowed export recorded as %+v (root %s)", e, m.Root)
+		e[0].Detail != wantDetail || e[0].Reason != ok.Reason || !e[0].At.Equal(m.GeneratedAt) {
+		t.Errorf("allowed export recorded as %+v (root %s, detail want %q)", e, m.Root, wantDetail)
 	}
 }
 
@@ -538,6 +540,41 @@ func TestExportWithAccessLogAndState(t *testing.T) {
 		}
 		if _, err := Verify(ctx, dir, engineOnly(store.Engine())); err != nil {
 			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+// TestManifestMetadataIsCoveredByTheRoot: changing what a manifest says
+// about the export itself — period, tenant, flags, format, author, time,
+// reason — fails verify, although every file still matches.
+func TestManifestMetadataIsCoveredByTheRoot(t *testing.T) {
+	insert(t, []ledger.Call{newCall("meta", 1), newCall("meta", 2)})
+	for _, tc := range []struct {
+		name string
+		edit func(*Manifest)
+	}{
+		{"period start", func(m *Manifest) { m.Query.From = m.Query.From.Add(-24 * time.Hour) }},
+		{"period end", func(m *Manifest) { m.Query.To = m.Query.To.Add(time.Hour) }},
+		{"tenant", func(m *Manifest) { m.Query.Tenant = "other" }},
+		{"tenant to all", func(m *Manifest) { m.Query.Tenant = "" }},
+		{"include_access_log", func(m *Manifest) { m.Query.IncludeAccessLog = true }},
+		{"include_state", func(m *Manifest) { m.Query.IncludeState = true }},
+		{"reason", func(m *Manifest) { m.Query.Reason = "routine" }},
+		{"author", func(m *Manifest) { m.GeneratedBy = "someone-else" }},
+		{"time", func(m *Manifest) { m.GeneratedAt = m.GeneratedAt.Add(time.Second) }},
+		{"access event", func(m *Manifest) { m.AccessEventID = strings.Repeat("0", 32) }},
+		{"engine", func(m *Manifest) { m.Engine = "1.0" }},
+	} {
+		for _, f := range []Format{FormatJSONL, FormatCSV} {
+			dir, _ := bundleOf(t, "meta", f)
+			if _, err := Verify(context.Background(), dir, VerifyOptions{}); err != nil {
+				t.Fatalf("untouched bundle: %v", err)
+			}
+			editManifest(t, dir, tc.edit)
+			_, err := Verify(context.Background(), dir, VerifyOptions{})
+			if !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), "root does not match") {
+				t.Errorf("%s changed in a %s manifest: verify says %v", tc.name, f, err)
+			}
 		}
 	}
 }

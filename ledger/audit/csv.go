@@ -18,6 +18,28 @@ import (
 // from the manifest a CSV record maps back to exactly one canonical row.
 // encoding/csv cannot be used: it does not report which fields were quoted
 // and turns CRLF inside quoted fields into LF.
+//
+// Spreadsheets run a cell that starts with = + - @ (or a tab or CR before
+// one) as a formula, so a string that starts with one of those, or with
+// the apostrophe that marks the rule, is written with an apostrophe in
+// front ('=1+1), which spreadsheets show as text; readers take one leading
+// apostrophe off a string cell. Numbers are never prefixed: a negative
+// number is not a formula.
+
+// formulaMark is put in front of a string cell that could run as a formula.
+const formulaMark = '\''
+
+// formulaLike reports whether a string cell needs formulaMark in front.
+func formulaLike(s []byte) bool {
+	if len(s) == 0 {
+		return false
+	}
+	switch s[0] {
+	case '=', '+', '-', '@', '\t', '\r', formulaMark:
+		return true
+	}
+	return false
+}
 
 // Column is one exported column as the engine names and types it.
 type Column struct {
@@ -128,9 +150,9 @@ func (c *csvWriter) row(row []byte) error {
 			if c.scratch, err = appendUnquoted(c.scratch[:0], value); err != nil {
 				return err
 			}
-			c.writeQuoted(c.scratch)
+			c.writeQuoted(c.scratch, formulaLike(c.scratch))
 		case bytes.ContainsAny(value, ",\"\r\n"):
-			c.writeQuoted(value)
+			c.writeQuoted(value, false)
 		default:
 			c.w.Write(value)
 		}
@@ -147,8 +169,12 @@ func (c *csvWriter) row(row []byte) error {
 	return err
 }
 
-func (c *csvWriter) writeQuoted(s []byte) {
+// writeQuoted writes s as a quoted field, with formulaMark in front if mark.
+func (c *csvWriter) writeQuoted(s []byte, mark bool) {
 	c.w.WriteByte('"')
+	if mark {
+		c.w.WriteByte(formulaMark)
+	}
 	for {
 		i := bytes.IndexByte(s, '"')
 		if i < 0 {
@@ -284,6 +310,9 @@ func (l *layout) canonical(dst []byte, fields [][]byte, quoted []bool) ([]byte, 
 		case !quoted[i] && len(f) == 0:
 			dst = append(dst, jsonNull...)
 		case l.text[i]:
+			if quoted[i] && len(f) > 0 && f[0] == formulaMark {
+				f = f[1:]
+			}
 			dst = appendQuoted(dst, f)
 		default:
 			dst = append(dst, f...)

@@ -42,7 +42,7 @@ func FuzzCSVReader(f *testing.F) {
 					w.w.WriteByte(',')
 				}
 				if r.quoted[i] {
-					w.writeQuoted(field)
+					w.writeQuoted(field, false)
 				} else {
 					w.w.Write(field)
 				}

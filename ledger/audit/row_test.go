@@ -182,3 +182,64 @@ func TestTextualTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestCSVNeutralisesFormulas: a string cell a spreadsheet would run as a
+// formula (= + - @, or a tab or CR first) is written with an apostrophe in
+// front, as is one that starts with an apostrophe; numbers never are; and
+// every cell still maps back to the engine's canonical row.
+func TestCSVNeutralisesFormulas(t *testing.T) {
+	cases := []struct {
+		value, cell string
+	}{
+		{"=1+1", "'=1+1"},
+		{`=HYPERLINK("http://x","y")`, `'=HYPERLINK("http://x","y")`},
+		{"+SUM(A1:A9)", "'+SUM(A1:A9)"},
+		{"-2+3", "'-2+3"},
+		{"@cmd", "'@cmd"},
+		{"\t=1+1", "'\t=1+1"},
+		{"\r=1+1", "'\r=1+1"},
+		{"'quoted", "''quoted"},
+		{"'", "''"},
+		{"plain", "plain"},
+		{"a=b", "a=b"},
+		{"", ""},
+	}
+	values := make([]string, len(cases))
+	for i, c := range cases {
+		values[i] = "'" + strings.NewReplacer(`\`, `\\`, "'", `\'`, "\t", `\t`, "\r", `\r`).Replace(c.value) + "'"
+	}
+	q := "SELECT s, toInt64(-5) AS n, [s] AS arr FROM (SELECT arrayJoin([" + strings.Join(values, ", ") + "]) AS s)"
+	rows := engineRows(t, q)
+	cols, err := columnsOf(context.Background(), store.Engine(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := newLayout(cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w := &csvWriter{w: bufio.NewWriter(&buf), l: l}
+	for _, row := range rows {
+		if err := w.row(row); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.w.Flush()
+	r := newCSVReader(bytes.NewReader(buf.Bytes()), MaxRowBytes)
+	for i, c := range cases {
+		if err := r.next(); err != nil {
+			t.Fatalf("record %d: %v", i+1, err)
+		}
+		if string(r.fields[0]) != c.cell {
+			t.Errorf("%q: cell %q, want %q", c.value, r.fields[0], c.cell)
+		}
+		if string(r.fields[1]) != "-5" || r.quoted[1] {
+			t.Errorf("%q: the number was written %q (quoted %v)", c.value, r.fields[1], r.quoted[1])
+		}
+		got, err := l.canonical(nil, r.fields, r.quoted)
+		if err != nil || !bytes.Equal(got, rows[i]) {
+			t.Errorf("%q: reads back as %s (%v), want %s", c.value, got, err, rows[i])
+		}
+	}
+}

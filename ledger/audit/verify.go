@@ -103,8 +103,8 @@ func Verify(ctx context.Context, dir string, opts VerifyOptions) (Report, error)
 			r.Files = append(r.Files, fr)
 			r.Problems = append(r.Problems, problems...)
 		}
-		if root := bundleRoot(m.Files); root != m.Root {
-			r.Problems = append(r.Problems, Problem{Message: "root does not match the files' chain heads and row counts (manifest altered)"})
+		if root := bundleRoot(m); root != m.Root {
+			r.Problems = append(r.Problems, Problem{Message: "root does not match the manifest's metadata (period, tenant, flags, author, time) or the files' chain heads and row counts (manifest altered)"})
 		}
 	}
 	if opts.Root != "" && opts.Root != m.Root {

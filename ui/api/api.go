@@ -40,6 +40,8 @@ type Deps struct {
 	// ExportDir is where bundles made from the UI are written.
 	ExportDir string
 	Logger    *slog.Logger
+	// Now is the clock of export expiry; nil is time.Now.
+	Now func() time.Time
 }
 
 // maxBody bounds every request body; the largest legitimate one is a
@@ -53,9 +55,9 @@ type api struct {
 
 // Handler serves the UI pages, their assets and /api/v1.
 func Handler(d Deps) http.Handler {
-	a := &api{Deps: d}
-	if d.Content != nil {
-		a.reader = &access.Reader{Content: d.Content, Ledger: d.Ledger}
+	a := &api{Deps: d, reader: &access.Reader{Content: d.Content, Ledger: d.Ledger}}
+	if a.Now == nil {
+		a.Now = time.Now
 	}
 	mux := http.NewServeMux()
 	a.routes(mux)
@@ -87,7 +89,7 @@ func (a *api) routes(mux *http.ServeMux) {
 	mux.Handle("GET /api/v1/reconcile", a.allowed(access.RoleViewer, a.reconcileReport))
 	mux.Handle("POST /api/v1/usage/imports", a.allowed(access.RoleAdmin, a.importUsage))
 
-	mux.Handle("POST /api/v1/exports", a.allowed(access.RoleAuditor, a.createExport))
+	mux.Handle("POST /api/v1/exports", a.allowedStream(access.RoleAuditor, a.createExport))
 	mux.Handle("GET /api/v1/exports/{file}", a.allowedStream(access.RoleAuditor, a.downloadExport))
 
 	mux.Handle("GET /api/v1/holds", a.allowed(access.RoleAdmin, a.holds))
@@ -191,11 +193,14 @@ func (a *api) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, http.StatusUnauthorized, "sign in first")
 	case errors.Is(err, auth.ErrBadCredentials):
 		writeError(w, http.StatusUnauthorized, "wrong user name or password")
+	case errors.Is(err, auth.ErrSignInBusy):
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusTooManyRequests, err.Error())
 	case errors.Is(err, auth.ErrTooManyAttempts):
 		writeError(w, http.StatusTooManyRequests, err.Error())
 	case errors.Is(err, auth.ErrUntrustedProxy), errors.Is(err, auth.ErrNoGrants):
 		writeError(w, http.StatusForbidden, err.Error())
-	case errors.Is(err, auth.ErrWeakPassword):
+	case errors.Is(err, auth.ErrWeakPassword), errors.Is(err, auth.ErrCommonPassword):
 		writeError(w, http.StatusBadRequest, err.Error())
 	case errors.Is(err, access.ErrDenied):
 		writeError(w, http.StatusForbidden, err.Error())

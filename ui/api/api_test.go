@@ -35,15 +35,27 @@ func TestMain(m *testing.M) { ledgertest.Main(m, &store) }
 
 // fixture is a running API with three accounts and one stored call.
 type fixture struct {
-	srv      *httptest.Server
-	trace    string
-	inputRef string
-	input    []byte
+	url       string
+	exportDir string
+	trace     string
+	inputRef  string
+	input     []byte
 }
 
 const password = "a long enough password"
 
 func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	return newFixtureOn(t, nil, func(h http.Handler) string {
+		srv := httptest.NewServer(h)
+		t.Cleanup(srv.Close)
+		return srv.URL
+	})
+}
+
+// newFixtureOn is newFixture with the export clock (nil: time.Now), served
+// by serve, which returns the base URL.
+func newFixtureOn(t *testing.T, clock func() time.Time, serve func(http.Handler) string) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -105,9 +117,8 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	h := Handler(Deps{Ledger: store, Content: content, Lifecycle: m, Auth: authn, ExportDir: filepath.Join(dir, "exports"),
-		Logger: slog.New(slog.DiscardHandler)})
-	f.srv = httptest.NewServer(h)
-	t.Cleanup(f.srv.Close)
+		Logger: slog.New(slog.DiscardHandler), Now: clock})
+	f.url, f.exportDir = serve(h), filepath.Join(dir, "exports")
 	return f
 }
 
@@ -132,7 +143,7 @@ func (c *client) do(method, path string, body any, hdr ...string) (int, []byte) 
 		b, _ := json.Marshal(body)
 		rd = bytes.NewReader(b)
 	}
-	req, _ := http.NewRequest(method, c.f.srv.URL+path, rd)
+	req, _ := http.NewRequest(method, c.f.url+path, rd)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -160,7 +171,7 @@ func (c *client) signIn(user string) { c.signInWith(user, password) }
 func (c *client) signInWith(user, pw string) auth.Session {
 	c.t.Helper()
 	body, _ := json.Marshal(map[string]string{"user": user, "password": pw})
-	resp, err := c.http.Post(c.f.srv.URL+"/api/v1/session", "application/json", bytes.NewReader(body))
+	resp, err := c.http.Post(c.f.url+"/api/v1/session", "application/json", bytes.NewReader(body))
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -171,7 +182,7 @@ func (c *client) signInWith(user, pw string) auth.Session {
 	var s auth.Session
 	_ = json.NewDecoder(resp.Body).Decode(&s)
 	c.csrf = s.CSRFToken
-	u, _ := http.NewRequest("GET", c.f.srv.URL, nil)
+	u, _ := http.NewRequest("GET", c.f.url, nil)
 	for _, ck := range resp.Cookies() {
 		ck.Secure = false
 		c.http.Jar.SetCookies(u.URL, []*http.Cookie{ck})
@@ -205,7 +216,7 @@ func TestNothingWithoutSignIn(t *testing.T) {
 	if code, _ := c.do("POST", "/api/v1/session", map[string]string{"user": "admin", "password": "wrong password!"}); code != http.StatusUnauthorized {
 		t.Errorf("wrong password: %d", code)
 	}
-	resp, err := http.Get(f.srv.URL + "/complaints/" + f.trace)
+	resp, err := http.Get(f.url + "/complaints/" + f.trace)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +235,7 @@ func TestOneTimePasswordMustBeChanged(t *testing.T) {
 	}
 	srv := httptest.NewServer(Handler(Deps{Ledger: store, Auth: authn, Logger: slog.New(slog.DiscardHandler)}))
 	defer srv.Close()
-	c := (&fixture{srv: srv}).client(t)
+	c := (&fixture{url: srv.URL}).client(t)
 	if s := c.signInWith("admin", oneTime); !s.MustChangePassword {
 		t.Fatalf("the one-time password's session does not require a change: %+v", s)
 	}
@@ -438,5 +449,33 @@ func TestAdminPages(t *testing.T) {
 	}](t, body)
 	if code != http.StatusOK || lc.Runner != nil || lc.ExpiryRuns == nil {
 		t.Fatalf("lifecycle: %d %s", code, body)
+	}
+}
+
+// TestMalformedRevealIsRecorded: a reveal whose ref is not a reference at
+// all is refused and recorded, like every other attempt.
+func TestMalformedRevealIsRecorded(t *testing.T) {
+	f := newFixture(t)
+	aude := f.client(t)
+	aude.signIn("aude")
+	for _, ref := range []string{"garbage", "docket-content://acme/../../x", ""} {
+		if code, body := aude.do("POST", "/api/v1/reveal", map[string]string{"trace_id": f.trace, "ref": ref, "reason": "probe:" + ref}); code < 400 || code >= 500 {
+			t.Fatalf("reveal of %q: %d %s", ref, code, body)
+		}
+	}
+	log, err := store.AccessLog(context.Background(), ledger.AccessFilter{Actor: "aude", Action: "reveal"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := map[string]bool{}
+	for _, e := range log {
+		if e.Outcome == access.OutcomeDenied && e.TraceID == f.trace {
+			recorded[e.Reason] = true
+		}
+	}
+	for _, ref := range []string{"garbage", "docket-content://acme/../../x", ""} {
+		if !recorded["probe:"+ref] {
+			t.Errorf("the reveal of malformed ref %q is not in the access log", ref)
+		}
 	}
 }

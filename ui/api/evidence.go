@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -315,27 +316,21 @@ func (a *api) reveal(r *http.Request, s auth.Session) (int, any, error) {
 	if err := decode(r, &body); err != nil {
 		return 0, nil, err
 	}
-	tenant, err := refTenant(body.Ref)
-	if err != nil {
-		return 0, nil, err
-	}
-	if a.reader == nil {
-		return 0, nil, httpError(http.StatusServiceUnavailable, "no content store is configured for this UI")
+	// A malformed ref names no tenant; the attempt is still recorded
+	// (and refused) by the reader, like every other.
+	var tenant string
+	if ref, err := contentstore.ParseRef(body.Ref); err == nil {
+		tenant = ref.Tenant
 	}
 	content, err := a.reader.Reveal(r.Context(), s.Principal(tenant),
 		access.RevealRequest{Tenant: tenant, TraceID: body.TraceID, Ref: body.Ref, Reason: body.Reason})
+	if errors.Is(err, access.ErrNoContentStore) {
+		return 0, nil, httpError(http.StatusServiceUnavailable, "no content store is configured for this UI")
+	}
 	if err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, map[string]string{"ref": body.Ref, "content_type": contentType(content), "content": string(content)}, nil
-}
-
-func refTenant(s string) (string, error) {
-	ref, err := contentstore.ParseRef(s)
-	if err != nil {
-		return "", httpError(http.StatusBadRequest, "ref must be a docket-content:// reference")
-	}
-	return ref.Tenant, nil
 }
 
 func contentType(b []byte) string {

@@ -73,7 +73,7 @@ func TestReconcileEndpoint(t *testing.T) {
 
 func (c *client) upload(path, contentType, body string, csrf bool) (int, string) {
 	c.t.Helper()
-	req, _ := http.NewRequest("POST", c.f.srv.URL+path, strings.NewReader(body))
+	req, _ := http.NewRequest("POST", c.f.url+path, strings.NewReader(body))
 	req.Header.Set("Content-Type", contentType)
 	if csrf {
 		req.Header.Set(auth.CSRFHeader, c.csrf)

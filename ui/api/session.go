@@ -24,6 +24,8 @@ func (a *api) signIn(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
+	// The password check may wait for a KDF worker (bounded by its queue).
+	extendWrites(w, r)
 	s, err := a.Auth.SignIn(w, r, body.User, body.Password)
 	if err != nil {
 		a.fail(w, r, err)

@@ -3,6 +3,7 @@ package auth
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -221,13 +222,56 @@ func TestSessionExpiry(t *testing.T) {
 
 func TestSignInThrottlesGuessing(t *testing.T) {
 	a, oneTime := newBuiltin(t)
+	// Other names each time, so that only the address's budget counts.
 	for i := 0; i < maxFailures; i++ {
-		if _, _, err := signIn(t, a, "admin", "wrong password!"); !errors.Is(err, ErrBadCredentials) {
+		if _, _, err := signIn(t, a, fmt.Sprintf("user%d", i), "wrong password!"); !errors.Is(err, ErrBadCredentials) {
 			t.Fatalf("attempt %d: %v", i, err)
 		}
 	}
 	if _, _, err := signIn(t, a, "admin", oneTime); !errors.Is(err, ErrTooManyAttempts) {
 		t.Fatalf("after %d failures the right password gave %v, want throttling", maxFailures, err)
+	}
+}
+
+// TestAccountBackoff: guesses at one account from many addresses meet a
+// doubling wait after a few failures; a success clears it.
+func TestAccountBackoff(t *testing.T) {
+	a, oneTime := newBuiltin(t)
+	now := time.Now()
+	a.now = func() time.Time { return now }
+	guess := func(i int, password string) error {
+		return signInFrom(a, fmt.Sprintf("203.0.113.%d", i+1), "admin", password)
+	}
+	for i := 0; i < freeAccountFailures+1; i++ {
+		if err := guess(i, "wrong password!"); !errors.Is(err, ErrBadCredentials) {
+			t.Fatalf("guess %d: %v", i, err)
+		}
+	}
+	if err := guess(50, oneTime); !errors.Is(err, ErrTooManyAttempts) {
+		t.Fatalf("within the backoff: %v, want throttling", err)
+	}
+	now = now.Add(accountBackoffBase)
+	if err := guess(51, "wrong password!"); !errors.Is(err, ErrBadCredentials) {
+		t.Fatalf("after the backoff: %v", err)
+	}
+	now = now.Add(accountBackoffBase) // the wait doubled
+	if err := guess(52, oneTime); !errors.Is(err, ErrTooManyAttempts) {
+		t.Fatalf("within the doubled backoff: %v, want throttling", err)
+	}
+	now = now.Add(accountBackoffBase)
+	if err := guess(53, oneTime); err != nil {
+		t.Fatalf("right password after the backoff: %v", err)
+	}
+	if err := guess(54, "wrong password!"); !errors.Is(err, ErrBadCredentials) {
+		t.Fatalf("a success did not clear the backoff: %v", err)
+	}
+	// Unknown names back off the same way, so backoff does not tell
+	// which accounts exist.
+	for i := 0; i <= freeAccountFailures; i++ {
+		_ = signInFrom(a, fmt.Sprintf("198.51.100.%d", i+1), "nobody", "wrong password!")
+	}
+	if err := signInFrom(a, "198.51.100.99", "nobody", "wrong password!"); !errors.Is(err, ErrTooManyAttempts) {
+		t.Fatalf("unknown name: %v, want throttling", err)
 	}
 }
 
@@ -349,5 +393,37 @@ func TestAccountsAddedElsewhereAreSeen(t *testing.T) {
 	again, _, _ := OpenUsers(path)
 	if _, ok, _ := again.Lookup("carol"); !ok {
 		t.Fatal("carol was lost when the server wrote the file")
+	}
+}
+
+func TestCommonPasswordsAreRefused(t *testing.T) {
+	for _, tc := range []struct {
+		password string
+		common   bool
+	}{
+		{"masterbating", true},                  // listed, 12 characters
+		{"Password2024!", true},                 // listed, padded to length
+		{"!!Football1234", true},                // padded on both sides
+		{"123456789012", true},                  // digits only
+		{"abcabcabcabc", true},                  // one piece repeated
+		{"zzzzzzzzzzzz", true},                  //
+		{"correct horse battery", false},        // words, not a listed one
+		{"a much better passphrase", false},     //
+		{"Tr0ub4dor&3-horse", false},            //
+		{GeneratePassword(), false},             // what accounts start with
+		{"dragonfly over the 2 bridges", false}, // a listed word inside a phrase
+	} {
+		err := checkPassword(tc.password)
+		if got := errors.Is(err, ErrCommonPassword); got != tc.common {
+			t.Errorf("%q: %v, want common=%v", tc.password, err, tc.common)
+		}
+	}
+	if _, err := HashPassword("Password2024!"); !errors.Is(err, ErrCommonPassword) {
+		t.Fatalf("hashing a common password: %v", err)
+	}
+	a, oneTime := newBuiltin(t)
+	_, s, _ := signIn(t, a, "admin", oneTime)
+	if err := a.ChangePassword(httptest.NewRequest(http.MethodPost, "/", nil), s, oneTime, "Baseball2024!!"); !errors.Is(err, ErrCommonPassword) {
+		t.Fatalf("changing to a common password: %v", err)
 	}
 }

@@ -52,10 +52,17 @@ type Authenticator struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session // by SHA-256 of the cookie value
+	// Password checks (see signin.go): failures by client address, backoff
+	// by account name, and the addresses and accounts with a check running.
 	failures map[string][]time.Time
-
-	// kdf bounds concurrent Argon2id runs (64 MiB each).
-	kdf chan struct{}
+	accounts map[string]accountState
+	inFlight map[string]bool
+	// kdfQueue holds a place per reserved check, kdf one per running check.
+	kdfQueue chan struct{}
+	kdf      chan struct{}
+	// kdfHook, if set, is told when a check starts and ends (tests count
+	// evaluations with it, not with clocks).
+	kdfHook func(client string, start bool)
 }
 
 type session struct {
@@ -64,12 +71,6 @@ type session struct {
 	created  time.Time
 	lastSeen time.Time
 }
-
-// Failed sign-ins allowed per client address within failureWindow.
-const (
-	maxFailures   = 10
-	failureWindow = 5 * time.Minute
-)
 
 // New prepares an Authenticator. In builtin mode it opens (or creates) the
 // users file; a created admin's one-time password is returned once.
@@ -82,7 +83,8 @@ func New(cfg Config) (*Authenticator, string, error) {
 		return nil, "", fmt.Errorf("auth: key: %w", err)
 	}
 	a := &Authenticator{cfg: cfg, csrfKey: key, now: time.Now, sessions: map[string]*session{},
-		failures: map[string][]time.Time{}, kdf: make(chan struct{}, 2)}
+		failures: map[string][]time.Time{}, accounts: map[string]accountState{}, inFlight: map[string]bool{},
+		kdfQueue: make(chan struct{}, kdfWorkers+kdfQueue), kdf: make(chan struct{}, kdfWorkers)}
 	var oneTime string
 	switch cfg.Mode {
 	case ModeBuiltin:
@@ -149,15 +151,17 @@ func (a *Authenticator) SignIn(w http.ResponseWriter, r *http.Request, name, pas
 	if a.cfg.Mode != ModeBuiltin {
 		return Session{}, errors.New("auth: sign-in is done by the proxy in this deployment")
 	}
-	client := clientAddr(r)
-	if !a.allowAttempt(client) {
-		return Session{}, ErrTooManyAttempts
-	}
-	a.kdf <- struct{}{}
-	usr, err := a.users.Authenticate(name, password)
-	<-a.kdf
+	at, err := a.reserve(clientAddr(r), name)
 	if err != nil {
-		a.recordFailure(client)
+		return Session{}, err
+	}
+	var usr User
+	err = a.check(at, func() (err error) {
+		usr, err = a.users.Authenticate(name, password)
+		return err
+	})
+	a.release(at, err)
+	if err != nil {
 		return Session{}, err
 	}
 	token := rand.Text() + rand.Text()
@@ -189,16 +193,12 @@ func (a *Authenticator) ChangePassword(r *http.Request, s Session, current, next
 	if a.cfg.Mode != ModeBuiltin {
 		return errors.New("auth: passwords are managed by the proxy's identity provider")
 	}
-	client := clientAddr(r)
-	if !a.allowAttempt(client) {
-		return ErrTooManyAttempts
+	at, err := a.reserve(clientAddr(r), s.User)
+	if err != nil {
+		return err
 	}
-	a.kdf <- struct{}{}
-	err := a.users.ChangePassword(s.User, current, next)
-	<-a.kdf
-	if errors.Is(err, ErrBadCredentials) {
-		a.recordFailure(client)
-	}
+	err = a.check(at, func() error { return a.users.ChangePassword(s.User, current, next) })
+	a.release(at, err)
 	if err != nil {
 		return err
 	}
@@ -270,41 +270,6 @@ func (a *Authenticator) sweepLocked(now time.Time) {
 			delete(a.sessions, k)
 		}
 	}
-}
-
-func (a *Authenticator) allowAttempt(client string) bool {
-	now := a.now()
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	recent := a.failures[client][:0]
-	for _, t := range a.failures[client] {
-		if now.Sub(t) < failureWindow {
-			recent = append(recent, t)
-		}
-	}
-	if len(recent) == 0 {
-		delete(a.failures, client)
-	} else {
-		a.failures[client] = recent
-	}
-	return len(recent) < maxFailures
-}
-
-// maxTrackedClients bounds the failure table; past it, old entries go.
-const maxTrackedClients = 10000
-
-func (a *Authenticator) recordFailure(client string) {
-	now := a.now()
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if len(a.failures) >= maxTrackedClients {
-		for c, times := range a.failures {
-			if now.Sub(times[len(times)-1]) >= failureWindow {
-				delete(a.failures, c)
-			}
-		}
-	}
-	a.failures[client] = append(a.failures[client], now)
 }
 
 func clientAddr(r *http.Request) string {

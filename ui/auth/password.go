@@ -3,10 +3,13 @@ package auth
 import (
 	"crypto/rand"
 	"crypto/subtle"
+	_ "embed"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"unicode"
 
 	"golang.org/x/crypto/argon2"
 )
@@ -84,11 +87,58 @@ func VerifyPassword(phc, password string) (bool, error) {
 // ErrWeakPassword is returned for passwords outside the accepted length.
 var ErrWeakPassword = fmt.Errorf("auth: a password needs %d to %d characters", MinPasswordLen, maxPasswordLen)
 
+// ErrCommonPassword is returned for a password that is, or is built on, a
+// commonly used one.
+var ErrCommonPassword = errors.New("auth: this password is, or is built on, a commonly used password; choose another")
+
 func checkPassword(p string) error {
 	if n := len([]rune(p)); n < MinPasswordLen || len(p) > maxPasswordLen {
 		return ErrWeakPassword
 	}
+	if isCommon(p) {
+		return ErrCommonPassword
+	}
 	return nil
+}
+
+// commonPasswords is Mark Burnett's list of the 10,000 most common
+// passwords as shipped, lower-cased and deduplicated (7,141 entries), in
+// the MIT-licensed zxcvbn-go (github.com/nbutton23/zxcvbn-go,
+// data/data/Passwords.json); see commonpasswords.txt.
+//
+//go:embed commonpasswords.txt
+var commonPasswordList string
+
+var commonPasswords = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, p := range strings.Fields(commonPasswordList) {
+		m[p] = true
+	}
+	return m
+})
+
+// isCommon reports whether p is a common password, one with digits or
+// punctuation added before or after it ("Password2024!"), or one short
+// piece repeated ("abcabcabcabc"). Few listed passwords reach the minimum
+// length; the padded forms are how people reach it.
+func isCommon(p string) bool {
+	lower := strings.ToLower(p)
+	common := commonPasswords()
+	if common[lower] {
+		return true
+	}
+	core := strings.TrimFunc(lower, func(r rune) bool {
+		return unicode.IsDigit(r) || unicode.IsPunct(r) || unicode.IsSymbol(r) || unicode.IsSpace(r)
+	})
+	if len(core) >= 4 && common[core] || core == "" {
+		return true
+	}
+	for unit := 1; unit <= 4 && unit < len(lower); unit++ {
+		if len(lower)%unit == 0 && strings.Repeat(lower[:unit], len(lower)/unit) == lower {
+			return true
+		}
+	}
+	return false
 }
 
 // GeneratePassword returns a random password for a new account, to be

@@ -36,7 +36,7 @@ type User struct {
 }
 
 // Users is the file of built-in accounts. Every change rewrites the file
-// atomically (temp file, fsync, rename) with mode 0600.
+// atomically (see writeFileAtomic) with mode 0600.
 type Users struct {
 	path  string
 	mu    sync.Mutex
@@ -187,8 +187,7 @@ func (u *Users) add(name, password string, grants Grants, mustChange bool) error
 		return fmt.Errorf("%w: %s", ErrUserExists, name)
 	}
 	now := time.Now().UTC()
-	u.users[name] = User{Name: name, PasswordHash: hash, Grants: grants, MustChangePassword: mustChange, CreatedAt: now, PasswordChangedAt: now}
-	return u.saveLocked()
+	return u.putLocked(User{Name: name, PasswordHash: hash, Grants: grants, MustChangePassword: mustChange, CreatedAt: now, PasswordChangedAt: now})
 }
 
 // ChangePassword sets a new password after checking the current one.
@@ -210,8 +209,7 @@ func (u *Users) ChangePassword(name, current, next string) error {
 		return ErrBadCredentials
 	}
 	usr.PasswordHash, usr.MustChangePassword, usr.PasswordChangedAt = hash, false, time.Now().UTC()
-	u.users[name] = usr
-	return u.saveLocked()
+	return u.putLocked(usr)
 }
 
 // ResetPassword gives name a new generated password that must be changed
@@ -232,8 +230,7 @@ func (u *Users) ResetPassword(name string) (string, error) {
 		return "", fmt.Errorf("auth: no user %s", name)
 	}
 	usr.PasswordHash, usr.MustChangePassword, usr.PasswordChangedAt = hash, true, time.Now().UTC()
-	u.users[name] = usr
-	return password, u.saveLocked()
+	return password, u.putLocked(usr)
 }
 
 // List returns the accounts without their hashes, by name.
@@ -249,36 +246,59 @@ func (u *Users) List() []User {
 	return out
 }
 
-func (u *Users) saveLocked() error {
-	list := make([]User, 0, len(u.users))
-	for _, usr := range u.users {
-		list = append(list, usr)
+// putLocked writes the accounts with usr added or replaced, and changes
+// them in memory only once the file holds the change.
+func (u *Users) putLocked(usr User) error {
+	list := make([]User, 0, len(u.users)+1)
+	for _, other := range u.users {
+		if other.Name != usr.Name {
+			list = append(list, other)
+		}
 	}
+	list = append(list, usr)
 	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
 	data, err := json.MarshalIndent(list, "", "  ")
 	if err != nil {
 		return fmt.Errorf("auth: encode users: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(u.path), 0o700); err != nil {
-		return fmt.Errorf("auth: users directory: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(u.path), ".users-*")
-	if err != nil {
+	if err := writeFileAtomic(u.path, data); err != nil {
 		return fmt.Errorf("auth: write users: %w", err)
 	}
+	u.users[usr.Name] = usr
+	u.stamp = stampOf(u.path)
+	return nil
+}
+
+// writeFileAtomic replaces path with data, mode 0600, so that a crash or a
+// failed write (a full disk) leaves either the old file or the new one:
+// temp file, write, fsync, rename, fsync of the directory.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".users-*")
+	if err != nil {
+		return err
+	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err == nil {
+	_, err = tmp.Write(data)
+	if err == nil {
 		err = tmp.Sync()
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("auth: write users: %w", err)
+		return err
 	}
-	if err := os.Rename(tmp.Name(), u.path); err != nil {
-		return fmt.Errorf("auth: write users: %w", err)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
 	}
-	u.stamp = stampOf(u.path)
-	return nil
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }

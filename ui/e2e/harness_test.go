@@ -25,6 +25,7 @@ import (
 
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ui/apiclient"
+	"github.com/docketlabs/docket/ui/auth"
 
 	"github.com/docketlabs/docket/internal/proctest"
 )
@@ -39,7 +40,7 @@ type stack struct {
 	uiURL   string
 	otlp    string
 	appURL  string
-	admin   string // the one-time password docket printed
+	admin   string // the admin's one-time password
 	docket  *exec.Cmd
 	llmapp  *exec.Cmd
 	appLogs *os.File
@@ -48,11 +49,13 @@ type stack struct {
 	log   bytes.Buffer
 }
 
-var oneTimePassword = regexp.MustCompile(`created user "admin" with one-time password ([A-Z2-7]+)`)
+// oneTimePassword finds the admin's password in the file docket writes it
+// to when stderr is not a terminal (as here).
+var oneTimePassword = regexp.MustCompile(`(?m)^([A-Z2-7]{26})$`)
 
 // startStack starts docket on testdata/ui-e2e.yaml and the example app
-// sending to it, and reads the admin's one-time password from docket's
-// output.
+// sending to it, and reads the admin's one-time password from the 0600
+// file docket writes it to.
 func startStack(t *testing.T) *stack {
 	t.Helper()
 	s := &stack{t: t, bin: proctest.Build(t, "github.com/docketlabs/docket/cmd/docket"), data: t.TempDir()}
@@ -60,16 +63,20 @@ func startStack(t *testing.T) *stack {
 	uiPort, otlpPort := proctest.FreePort(t), proctest.FreePort(t)
 	s.uiURL, s.otlp = "http://127.0.0.1:"+uiPort, "127.0.0.1:"+otlpPort
 	s.env = append(os.Environ(), "E2E_DATA="+s.data, "E2E_UI_PORT="+uiPort, "E2E_OTLP_PORT="+otlpPort)
-	select {
-	case s.admin = <-s.startDocket():
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("docket printed no one-time admin password:\n%s", s.logText())
-	}
+	s.startDocket()
 	waitHTTP(t, s.uiURL+"/healthz")
+	raw, err := os.ReadFile(auth.OneTimePasswordFile(filepath.Join(s.data, "ui-users.json")))
+	m := oneTimePassword.FindSubmatch(raw)
+	if err != nil || m == nil {
+		t.Fatalf("docket wrote no one-time admin password (%v):\n%s", err, s.logText())
+	}
+	s.admin = string(m[1])
+	if strings.Contains(s.logText(), s.admin) {
+		t.Fatal("the one-time admin password is in docket's log")
+	}
 
 	appPort := proctest.FreePort(t)
 	s.appURL = "http://127.0.0.1:" + appPort
-	var err error
 	if s.appLogs, err = os.Create(filepath.Join(s.data, "llmapp.log")); err != nil {
 		t.Fatal(err)
 	}
@@ -83,9 +90,8 @@ func startStack(t *testing.T) *stack {
 	return s
 }
 
-// startDocket starts the docket process; a one-time admin password it
-// prints is sent on the returned channel and kept out of the log.
-func (s *stack) startDocket() <-chan string {
+// startDocket starts the docket process, collecting its log.
+func (s *stack) startDocket() {
 	s.t.Helper()
 	s.docket = exec.Command(s.bin, "collector", "--config", "testdata/ui-e2e.yaml")
 	s.docket.Env = s.env
@@ -98,22 +104,15 @@ func (s *stack) startDocket() <-chan string {
 	}
 	cmd := s.docket
 	s.t.Cleanup(func() { stop(cmd) })
-	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
-			line := sc.Text()
-			if m := oneTimePassword.FindStringSubmatch(line); m != nil {
-				found <- m[1]
-				continue
-			}
 			s.logMu.Lock()
-			s.log.WriteString(line + "\n")
+			s.log.WriteString(sc.Text() + "\n")
 			s.logMu.Unlock()
 		}
 	}()
-	return found
 }
 
 // restartDocket stops docket, runs fn while the embedded ledger is free

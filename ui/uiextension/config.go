@@ -36,6 +36,10 @@ type Config struct {
 	LifecycleInterval time.Duration `mapstructure:"lifecycle_interval"`
 	// ExportDirectory holds audit bundles made from the UI for a day.
 	ExportDirectory string `mapstructure:"export_directory"`
+	// MaxConnections caps the UI's open connections, so that clients that
+	// hold connections cannot take the file descriptors OTLP ingest in
+	// the same process needs. Further clients wait to be accepted.
+	MaxConnections int `mapstructure:"max_connections"`
 }
 
 // TLSConfig serves HTTPS.
@@ -60,6 +64,9 @@ func (c *Config) Validate() error {
 	}
 	if c.LifecycleInterval < 0 {
 		return errors.New("lifecycle_interval must not be negative (0 turns the runner off)")
+	}
+	if c.MaxConnections < 1 {
+		return errors.New("max_connections must be at least 1")
 	}
 	if c.ExportDirectory == "" {
 		return errors.New("export_directory must not be empty")

@@ -3,9 +3,12 @@ package uiextension
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,9 +16,14 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/confmaptest"
 	"go.opentelemetry.io/collector/extension/extensiontest"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/docketlabs/docket/contentstore/contentstoreextension"
+	"github.com/docketlabs/docket/ledger/backend"
 	"github.com/docketlabs/docket/ledger/lifecycle"
+	"github.com/docketlabs/docket/ui/auth"
 )
 
 var ctx = context.Background()
@@ -130,5 +138,58 @@ func TestLifecycleRunsInTheBackground(t *testing.T) {
 	}
 	if !listed {
 		t.Fatalf("run %s not among the expiry runs %+v", last.ID, status.ExpiryRuns)
+	}
+}
+
+// TestOneTimePasswordStaysOutOfTheLog: a first start in builtin mode with
+// stderr not a terminal (as under go test, or a service manager) writes
+// the admin's password to a 0600 file beside the users file, and the
+// collector's log names the file but never holds the password.
+func TestOneTimePasswordStaysOutOfTheLog(t *testing.T) {
+	dir := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cfg := createDefaultConfig().(*Config)
+	cfg.Endpoint, cfg.ExportDirectory = addr, filepath.Join(dir, "exports")
+	cfg.Auth.UsersFile = filepath.Join(dir, "ui-users.json")
+	cfg.Storage.Embedded = &backend.EmbeddedConfig{Path: filepath.Join(dir, "ledger")}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	core, logs := observer.New(zapcore.DebugLevel)
+	set := extensiontest.NewNopSettings(componentType)
+	set.Logger = zap.New(core)
+	ui, err := NewFactory().Create(ctx, set, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ui.Start(ctx, host{}); err != nil {
+		t.Fatal(err)
+	}
+	defer ui.Shutdown(ctx)
+	file := auth.OneTimePasswordFile(cfg.Auth.UsersFile)
+	info, err := os.Stat(file)
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("one-time password file: %v, mode %v; want 0600", err, info.Mode().Perm())
+	}
+	raw, _ := os.ReadFile(file)
+	password := strings.TrimSpace(string(raw[strings.LastIndexByte(strings.TrimSpace(string(raw)), '\n')+1:]))
+	if len(password) != 26 {
+		t.Fatalf("no password in %q", raw)
+	}
+	named := false
+	for _, e := range logs.All() {
+		line := e.Message + fmt.Sprint(e.ContextMap())
+		if strings.Contains(line, password) {
+			t.Fatalf("the one-time password is in the log: %s", line)
+		}
+		named = named || strings.Contains(line, file)
+	}
+	if !named {
+		t.Fatal("the log does not say where the one-time password is")
 	}
 }

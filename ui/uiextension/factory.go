@@ -35,6 +35,7 @@ func createDefaultConfig() component.Config {
 		Retention:         lifecycle.DefaultPolicy(),
 		LifecycleInterval: time.Hour,
 		ExportDirectory:   filepath.Join("data", "exports"),
+		MaxConnections:    api.DefaultMaxConnections,
 	}
 }
 
@@ -71,10 +72,15 @@ func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
 		return err
 	}
 	if oneTime != "" {
-		// Straight to the terminal, not the log pipeline: the password
-		// is shown once and must be changed at first sign-in.
-		fmt.Fprintf(os.Stderr, "\n  Docket UI: created user \"admin\" with one-time password %s\n  (it must be changed at first sign-in; accounts are in %s)\n\n",
-			oneTime, u.cfg.Auth.UsersFile)
+		// The collector's own log goes to stderr too, often into a log
+		// store: the password goes to a terminal or a 0600 file only.
+		file, err := auth.DeliverOneTimePassword(os.Stderr, u.cfg.Auth.UsersFile, oneTime)
+		if err != nil {
+			return err
+		}
+		if file != "" {
+			logger.Warn("created UI user admin; its one-time password is in a file readable only by this user: change it at first sign-in, then delete the file", "file", file)
+		}
 	}
 	// The UI starts without its ledger and says so (ledgerstate.go).
 	u.ledger = u.openLedger(ctx, host, logger)
@@ -100,7 +106,7 @@ func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
 		logger.Warn("no content_store: the lifecycle (retention, deletions) does not run here")
 	}
 	srv, err := api.Listen(api.Listener{Addr: u.cfg.Endpoint, TLSCertFile: u.cfg.TLS.CertFile, TLSKeyFile: u.cfg.TLS.KeyFile,
-		BehindProxy: u.cfg.Auth.Mode == auth.ModeProxy}, api.Handler(deps), logger)
+		BehindProxy: u.cfg.Auth.Mode == auth.ModeProxy, MaxConnections: u.cfg.MaxConnections}, api.Handler(deps), logger)
 	if err != nil {
 		if deps.Runner != nil {
 			deps.Runner.Stop()

@@ -107,6 +107,7 @@ function manifestView(res) {
       ': it checks every file’s SHA-256, row count and hash chain against manifest.json and the root below.'),
     dl([
       ['Export ID', 'id', res.id || fmt.NOT_REPORTED],
+      ['Download until', 'expires_at', timeEl(res.expires_at)],
       ['Generated', 'generated_at', timeEl(m.generated_at)],
       ['By', 'generated_by', m.generated_by || fmt.NOT_REPORTED],
       ['Tenant', 'tenant', q.tenant || 'all tenants'],
