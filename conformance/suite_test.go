@@ -459,7 +459,9 @@ func (c *collector) stop(t *testing.T) {
 	}
 }
 
-// readLedger returns the ledger's call rows by trace ID.
+// readLedger returns the ledger's calls by trace ID as every reader sees
+// them: one row per provider call (provider_calls, migration 0008), the
+// spans of one call merged.
 func readLedger(t *testing.T, dir string) map[string][]row {
 	eng, err := chdbengine.Open(filepath.Join(dir, "ledger"))
 	if err != nil {
@@ -467,7 +469,7 @@ func readLedger(t *testing.T, dir string) map[string][]row {
 	}
 	defer eng.Close()
 	out := map[string][]row{}
-	err = eng.QueryJSON(context.Background(), "SELECT * FROM llm_calls FINAL", func(b []byte) error {
+	err = eng.QueryJSON(context.Background(), "SELECT * FROM provider_calls(tenant = '', traces = '', from = '1900-01-01 00:00:00', to = '2261-12-31 23:59:59')", func(b []byte) error {
 		d := json.NewDecoder(bytes.NewReader(b))
 		d.UseNumber()
 		var r row

@@ -97,9 +97,10 @@ const (
 
 // RefKeys are, per reference column of a call, the attributes the content
 // processor leaves for it, best first: the GenAI conventions' keys, then
-// OpenInference's, then the older ones OpenLLMetry and the AI SDK send.
+// OpenInference's, then the older ones OpenLLMetry and the AI SDK send
+// (an embedding call's input is the texts it embeds: ai.values, ai.value).
 var RefKeys = struct{ Input, Output, SystemInstructions, ToolDefinitions []string }{
-	Input:              []string{InputRef, LLMInputMessages + RefSuffix, InputValue + RefSuffix, Prompt + RefSuffix, "ai.prompt.messages" + RefSuffix, "ai.prompt" + RefSuffix},
+	Input:              []string{InputRef, LLMInputMessages + RefSuffix, InputValue + RefSuffix, Prompt + RefSuffix, "ai.prompt.messages" + RefSuffix, "ai.prompt" + RefSuffix, "ai.values" + RefSuffix, "ai.value" + RefSuffix},
 	Output:             []string{OutputRef, LLMOutputMessages + RefSuffix, OutputValue + RefSuffix, Completion + RefSuffix, "ai.response.text" + RefSuffix, "ai.response.object" + RefSuffix},
 	SystemInstructions: []string{SystemInstructionsRef},
 	ToolDefinitions:    []string{ToolDefinitionsRef, LLMTools + RefSuffix, LLMRequestFunctions + RefSuffix, "ai.prompt.tools" + RefSuffix},
