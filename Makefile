@@ -10,7 +10,7 @@ DATA        ?= data
 TEST_TIMEOUT ?= 25m
 VERSION     ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all deps build run browser test demo bench clean
+.PHONY: all deps build run browser test demo bench release clean
 
 all: build
 
@@ -47,6 +47,14 @@ demo: build
 	$(GO) build -o bin/llmapp ./examples/llmapp
 	$(GO) build -o bin/loaddriver ./examples/loaddriver
 	scripts/demo.sh
+
+# Static binaries, SBOMs, SHA256SUMS and its signature in dist/VERSION/;
+# needs DOCKET_RELEASE_KEY (README, Releases). Not part of `make test`.
+release: bin/cyclonedx-gomod
+	GO=$(GO) VERSION=$(VERSION) scripts/release.sh
+
+bin/cyclonedx-gomod: scripts/install-cyclonedx-gomod.sh
+	GO=$(GO) scripts/install-cyclonedx-gomod.sh
 
 clean:
 	rm -rf bin

@@ -17,7 +17,7 @@ func main() {
 		SilenceErrors: true,
 		Version:       buildVersion(),
 	}
-	root.AddCommand(collectorCommand(), devCommand(), uiCommand(), exportCommand(), lifecycleCommand(), contentCommand(), replayCommand())
+	root.AddCommand(collectorCommand(), devCommand(), uiCommand(), exportCommand(), lifecycleCommand(), contentCommand(), replayCommand(), versionCommand())
 	if err := root.Execute(); err != nil {
 		slog.Error("docket failed", "err", err)
 		os.Exit(1)
