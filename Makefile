@@ -53,7 +53,7 @@ demo: build
 release: bin/cyclonedx-gomod
 	GO=$(GO) VERSION=$(VERSION) scripts/release.sh
 
-bin/cyclonedx-gomod: scripts/install-cyclonedx-gomod.sh
+bin/cyclonedx-gomod: scripts/install-cyclonedx-gomod.sh scripts/install-go-tool.sh
 	GO=$(GO) scripts/install-cyclonedx-gomod.sh
 
 clean:
