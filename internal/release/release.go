@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -64,8 +65,8 @@ func Verify(dir string, pub ssh.PublicKey) ([]Entry, error) {
 
 	var problems []error
 	entries := make([]Entry, 0, len(want))
-	for name, hash := range want {
-		size, err := checkFile(filepath.Join(dir, name), hash)
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		size, err := checkFile(filepath.Join(dir, name), want[name])
 		if err != nil {
 			problems = append(problems, err)
 			continue
@@ -84,7 +85,6 @@ func Verify(dir string, pub ssh.PublicKey) ([]Entry, error) {
 	if len(problems) > 0 {
 		return nil, errors.Join(problems...)
 	}
-	slices.SortFunc(entries, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
 	return entries, nil
 }
 
