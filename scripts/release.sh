@@ -8,6 +8,8 @@
 #
 # Targets: RELEASE_TARGETS (default "linux/amd64 linux/arm64"). A work tree
 # with uncommitted changes is refused (ALLOW_DIRTY=1 for a trial run).
+# Run it in a plain clone: cyclonedx-gomod reads the module's version with
+# go-git, which does not follow a `git worktree` checkout to its refs.
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
