@@ -14,7 +14,7 @@ VERSION     ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 NODE_DIR    := $(CURDIR)/.cache/node
 CONFORMANCE_JS := conformance/js
 
-.PHONY: all deps build run browser node test demo bench clean
+.PHONY: all deps build run browser node test demo bench release clean
 
 all: build
 
@@ -56,6 +56,14 @@ demo: build
 	$(GO) build -o bin/llmapp ./examples/llmapp
 	$(GO) build -o bin/loaddriver ./examples/loaddriver
 	scripts/demo.sh
+
+# Static binaries, SBOMs, SHA256SUMS and its signature in dist/VERSION/;
+# needs DOCKET_RELEASE_KEY (README, Releases). Not part of `make test`.
+release: bin/cyclonedx-gomod
+	GO=$(GO) VERSION=$(VERSION) scripts/release.sh
+
+bin/cyclonedx-gomod: scripts/install-cyclonedx-gomod.sh scripts/install-go-tool.sh
+	GO=$(GO) scripts/install-cyclonedx-gomod.sh
 
 clean:
 	rm -rf bin

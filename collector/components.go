@@ -30,8 +30,8 @@ import (
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
 
-	"github.com/docketlabs/docket/collector/otlpcheckextension"
 	"github.com/docketlabs/docket/contentstore/contentstoreextension"
+	"github.com/docketlabs/docket/extensions/otlpcheckextension"
 	"github.com/docketlabs/docket/extensions/tenantauthextension"
 	"github.com/docketlabs/docket/ledger/ledgerexporter"
 	"github.com/docketlabs/docket/processors/contentrefprocessor"

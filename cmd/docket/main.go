@@ -18,7 +18,7 @@ func main() {
 		SilenceErrors: true,
 		Version:       buildVersion(),
 	}
-	root.AddCommand(collectorCommand(), devCommand(), uiCommand(), exportCommand(), lifecycleCommand(), contentCommand(), replayCommand(), usageCommand(), reconcileCommand())
+	root.AddCommand(collectorCommand(), devCommand(), uiCommand(), exportCommand(), lifecycleCommand(), contentCommand(), replayCommand(), usageCommand(), reconcileCommand(), versionCommand())
 	if err := root.Execute(); err != nil {
 		slog.Error("docket failed", "err", err)
 		var exit exitError

@@ -6,7 +6,7 @@ import "go.opentelemetry.io/collector/component"
 
 var (
 	Type      = component.MustNewType("otlpcheck")
-	ScopeName = "github.com/docketlabs/docket/collector/otlpcheckextension"
+	ScopeName = "github.com/docketlabs/docket/extensions/otlpcheckextension"
 )
 
 const ExtensionStability = component.StabilityLevelDevelopment

@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/extension"
 
-	"github.com/docketlabs/docket/collector/otlpcheckextension/internal/metadata"
+	"github.com/docketlabs/docket/extensions/otlpcheckextension/internal/metadata"
 )
 
 // NewFactory returns the factory of the otlpcheck extension.
