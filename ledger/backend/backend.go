@@ -34,7 +34,8 @@ type EmbeddedConfig struct {
 
 // ClickHouseConfig is a ClickHouse server or cluster.
 type ClickHouseConfig struct {
-	// DSN, e.g. clickhouse://docket:secret@ch:9440/docket?secure=true.
+	// DSN of the server's HTTP interface, e.g.
+	// https://docket:secret@ch:8443/docket.
 	DSN configopaque.String `mapstructure:"dsn"`
 	// AllowUnauthenticated permits a DSN without a password.
 	AllowUnauthenticated bool `mapstructure:"allow_unauthenticated"`
