@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"go.opentelemetry.io/collector/config/configopaque"
 
@@ -46,8 +47,14 @@ func (c Config) Validate() error {
 	if c.Embedded != nil && c.ClickHouse != nil {
 		return errors.New("storage: choose one of embedded and clickhouse")
 	}
-	if c.ClickHouse != nil && c.ClickHouse.DSN == "" {
-		return errors.New("storage: clickhouse.dsn is required")
+	if c.ClickHouse != nil {
+		dsn := string(c.ClickHouse.DSN)
+		if dsn == "" {
+			return errors.New("storage: clickhouse.dsn is required")
+		}
+		if !strings.HasPrefix(dsn, "https://") && !strings.HasPrefix(dsn, "http://") {
+			return errors.New("storage: clickhouse.dsn names the server's HTTP interface: https://user:password@host:8443/database")
+		}
 	}
 	return nil
 }
