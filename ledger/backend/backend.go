@@ -14,6 +14,7 @@ import (
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/chdbengine"
 	"github.com/docketlabs/docket/ledger/chserver"
+	"github.com/docketlabs/docket/queries"
 )
 
 // DefaultEmbeddedPath is where the embedded ledger lives when nothing is
@@ -40,6 +41,10 @@ type ClickHouseConfig struct {
 	DSN configopaque.String `mapstructure:"dsn"`
 	// AllowUnauthenticated permits a DSN without a password.
 	AllowUnauthenticated bool `mapstructure:"allow_unauthenticated"`
+	// Cluster names a ClickHouse cluster (remote_servers): the schema is
+	// created ON CLUSTER with replicated tables behind Distributed ones
+	// (queries.Schema). Empty: one server.
+	Cluster string `mapstructure:"cluster"`
 }
 
 // Validate checks that at most one engine is chosen and it is complete.
@@ -54,6 +59,9 @@ func (c Config) Validate() error {
 		}
 		if !strings.HasPrefix(dsn, "https://") && !strings.HasPrefix(dsn, "http://") {
 			return errors.New("storage: clickhouse.dsn names the server's HTTP interface: https://user:password@host:8443/database")
+		}
+		if err := (queries.Schema{Cluster: c.ClickHouse.Cluster}).Validate(); err != nil {
+			return fmt.Errorf("storage: clickhouse.cluster: %w", err)
 		}
 	}
 	return nil
@@ -78,11 +86,12 @@ func Open(ctx context.Context, c Config) (*ledger.Store, error) {
 	}
 	var store *ledger.Store
 	if c.ClickHouse != nil {
-		eng, err := chserver.Open(ctx, string(c.ClickHouse.DSN), c.ClickHouse.AllowUnauthenticated)
+		ch := c.ClickHouse
+		eng, err := chserver.Open(ctx, string(ch.DSN), chserver.Options{AllowUnauthenticated: ch.AllowUnauthenticated, Cluster: ch.Cluster != ""})
 		if err != nil {
 			return nil, err
 		}
-		store = ledger.NewStore(eng)
+		store = ledger.NewClusterStore(eng, queries.Schema{Cluster: ch.Cluster})
 	} else {
 		eng, err := chdbengine.Open(c.EmbeddedPath())
 		if err != nil {

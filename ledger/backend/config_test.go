@@ -20,3 +20,14 @@ func TestValidateDSN(t *testing.T) {
 		}
 	}
 }
+
+func TestValidateCluster(t *testing.T) {
+	c := Config{ClickHouse: &ClickHouseConfig{DSN: "https://u:p@host:8443/docket", Cluster: "docket"}}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	c.ClickHouse.Cluster = "docket ON CLUSTER x"
+	if err := c.Validate(); err == nil {
+		t.Fatal("a cluster name that is not an identifier was accepted")
+	}
+}

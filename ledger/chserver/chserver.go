@@ -32,7 +32,20 @@ type Engine struct {
 	user     string
 	password string
 	database string
+	settings url.Values // sent with every request
 	client   *http.Client
+}
+
+// Options tune Open.
+type Options struct {
+	// AllowUnauthenticated permits a DSN without a password.
+	AllowUnauthenticated bool
+	// Cluster: the tables are Distributed over replicated ones
+	// (queries.Schema). Every insert then waits until the shard's
+	// replicas hold the rows (distributed_foreground_insert, a majority
+	// insert_quorum): an acknowledged batch is never only in a
+	// Distributed table's local queue or on one disk.
+	Cluster bool
 }
 
 // ErrUnauthenticated is returned for a DSN without a password unless the
@@ -44,7 +57,7 @@ const maxErrorBody = 64 << 10
 
 // Open connects to the server named by dsn, the HTTP interface:
 // https://user:pass@host:8443/database (http:// only on a trusted network).
-func Open(ctx context.Context, dsn string, allowUnauthenticated bool) (*Engine, error) {
+func Open(ctx context.Context, dsn string, opts Options) (*Engine, error) {
 	u, err := url.Parse(dsn)
 	if err != nil || u.Host == "" {
 		// The DSN may hold a password: do not echo it.
@@ -65,7 +78,10 @@ func Open(ctx context.Context, dsn string, allowUnauthenticated bool) (*Engine, 
 		e.user = u.User.Username()
 		e.password, _ = u.User.Password()
 	}
-	if e.password == "" && !allowUnauthenticated {
+	if opts.Cluster {
+		e.settings = url.Values{"distributed_foreground_insert": {"1"}, "insert_quorum": {"auto"}}
+	}
+	if e.password == "" && !opts.AllowUnauthenticated {
 		return nil, ErrUnauthenticated
 	}
 	if err := e.Exec(ctx, "SELECT 1"); err != nil {
@@ -157,6 +173,9 @@ func (e *Engine) QueryJSON(ctx context.Context, query string, fn func([]byte) er
 func (e *Engine) do(ctx context.Context, params url.Values, body io.Reader) (*http.Response, error) {
 	if params == nil {
 		params = url.Values{}
+	}
+	for k, v := range e.settings {
+		params[k] = v
 	}
 	if e.database != "" {
 		params.Set("database", e.database)

@@ -77,13 +77,13 @@ func OpenServer(ctx context.Context) (engine.Engine, error) {
 	if dsn == "" {
 		return nil, nil
 	}
-	return chserver.Open(ctx, dsn, os.Getenv(AllowUnauthenticatedEnv) == "1")
+	return chserver.Open(ctx, dsn, chserver.Options{AllowUnauthenticated: os.Getenv(AllowUnauthenticatedEnv) == "1"})
 }
 
 // OverChDB opens the server adapter against an HTTP front of eng.
 func OverChDB(ctx context.Context, eng engine.Engine) (*chserver.Engine, *chservertest.Server, error) {
 	front := chservertest.New(eng)
-	a, err := chserver.Open(ctx, front.DSN, false)
+	a, err := chserver.Open(ctx, front.DSN, chserver.Options{})
 	if err != nil {
 		front.Close()
 		return nil, nil, err
