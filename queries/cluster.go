@@ -116,6 +116,9 @@ const replicatedPath = `'/clickhouse/tables/{uuid}/{shard}', '{replica}'`
 
 func local(table string) string { return table + "_local" }
 
+// replaced is where the table that table replaced is kept on a cluster.
+func replaced(table string) string { return table + "_replaced_local" }
+
 func (r *renderer) render(st Statement) ([]Statement, error) {
 	sql := strings.TrimSpace(st.SQL)
 	on := " ON CLUSTER " + r.cluster
@@ -183,9 +186,13 @@ func (r *renderer) render(st Statement) ([]Statement, error) {
 		return one("SYSTEM " + m[1] + " MERGES" + on + " " + local(m[2])), nil
 	}
 	if m := exchange.FindStringSubmatch(sql); m != nil && r.sharded[m[1]] && r.sharded[m[2]] {
-		// The data is swapped under the Distributed tables, which keep
-		// their names (and their column lists, see the README).
-		return one("EXCHANGE TABLES " + local(m[1]) + " AND " + local(m[2]) + on), nil
+		// Not EXCHANGE: two processes migrating at once could both pass
+		// the guard, and the second exchange would swap the old table
+		// back. The second RENAME fails instead (its target exists),
+		// loudly. The replaced data stays in <new>_replaced_local for the
+		// operator (README). The Distributed tables keep their names, so
+		// m[1] now reads the new data; they keep their column lists too.
+		return one("RENAME TABLE " + local(m[1]) + " TO " + replaced(m[2]) + ", " + local(m[2]) + " TO " + local(m[1]) + on), nil
 	}
 	if m := dropTable.FindStringSubmatch(sql); m != nil && r.sharded[m[1]] {
 		delete(r.sharded, m[1])

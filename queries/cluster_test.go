@@ -45,7 +45,7 @@ func TestClusterRendering(t *testing.T) {
 		"ALTER TABLE evidence_spans_local ON CLUSTER docket ADD COLUMN IF NOT EXISTS content_refs Array(String) AFTER documents",
 		"ALTER TABLE evidence_spans ON CLUSTER docket ADD COLUMN IF NOT EXISTS content_refs Array(String) AFTER documents",
 		"ALTER TABLE llm_calls_local ON CLUSTER docket ADD INDEX IF NOT EXISTS idx_trace_precise trace_id TYPE bloom_filter(0.001) GRANULARITY 1",
-		"EXCHANGE TABLES llm_calls_local AND llm_calls_0007_local ON CLUSTER docket",
+		"RENAME TABLE llm_calls_local TO llm_calls_0007_replaced_local, llm_calls_0007_local TO llm_calls_local ON CLUSTER docket",
 		"SYSTEM STOP MERGES ON CLUSTER docket llm_calls_0007_local",
 		"DROP TABLE IF EXISTS llm_calls_0007_local ON CLUSTER docket SYNC",
 		"CREATE MATERIALIZED VIEW IF NOT EXISTS llm_calls_versions ON CLUSTER docket TO row_versions_local AS\n" +

@@ -48,7 +48,12 @@ const (
 // maxStatement bounds a statement read from a body.
 const maxStatement = 1 << 20
 
-var insertFormat = regexp.MustCompile(`(?s)^(.*) FORMAT (\w+)$`)
+var (
+	insertFormat = regexp.MustCompile(`(?s)^(.*) FORMAT (\w+)$`)
+	// A server writes no files for a client: INTO OUTFILE is
+	// clickhouse-client's and clickhouse-local's alone.
+	intoOutfile = regexp.MustCompile(`(?i)\bINTO\s+OUTFILE\b`)
+)
 
 // known are the URL parameters the adapter may send; values listed are the
 // only ones accepted.
@@ -128,6 +133,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	sql := string(body)
 	format := params.Get("default_format")
 	s.record(Request{SQL: sql, Format: format})
+	if intoOutfile.MatchString(sql) {
+		http.Error(w, "Code: 642. DB::Exception: INTO OUTFILE is not allowed. (INTO_OUTFILE_NOT_ALLOWED)", http.StatusInternalServerError)
+		return
+	}
 	if format == "" {
 		if err := s.eng.Exec(ctx, sql); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
