@@ -90,9 +90,12 @@ func Open(ctx context.Context, dsn string, opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// Exec implements engine.Engine.
+// Exec implements engine.Engine. The server holds the response until the
+// statement ended (wait_end_of_query), so an error on any host of an ON
+// CLUSTER statement arrives as the HTTP status, not after a 200 in a
+// status table nobody reads.
 func (e *Engine) Exec(ctx context.Context, query string) error {
-	resp, err := e.do(ctx, nil, strings.NewReader(query))
+	resp, err := e.do(ctx, url.Values{"wait_end_of_query": {"1"}}, strings.NewReader(query))
 	if err != nil {
 		return fmt.Errorf("chserver: exec: %w", err)
 	}
@@ -104,7 +107,7 @@ func (e *Engine) Exec(ctx context.Context, query string) error {
 }
 
 // Insert implements engine.Engine: the statement goes in the URL, the rows
-// in the body, one chunk after another.
+// in the body, one chunk after another; acknowledged at the end, like Exec.
 func (e *Engine) Insert(ctx context.Context, query, format string, data ...[]byte) error {
 	readers := make([]io.Reader, 0, len(data))
 	for _, chunk := range data {
@@ -115,7 +118,7 @@ func (e *Engine) Insert(ctx context.Context, query, format string, data ...[]byt
 	if query == "" || format == "" || len(readers) == 0 {
 		return errors.New("chserver: insert needs a statement, a format and rows")
 	}
-	resp, err := e.do(ctx, url.Values{"query": {query + " FORMAT " + format}}, io.MultiReader(readers...))
+	resp, err := e.do(ctx, url.Values{"query": {query + " FORMAT " + format}, "wait_end_of_query": {"1"}}, io.MultiReader(readers...))
 	if err != nil {
 		return fmt.Errorf("chserver: insert: %w", err)
 	}

@@ -3,6 +3,9 @@ package chserver
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -25,5 +28,30 @@ func TestInvalidDSNDoesNotEchoSecrets(t *testing.T) {
 		if err == nil || strings.Contains(err.Error(), "s3cret-pw") {
 			t.Errorf("%s: got %v", strings.ReplaceAll(dsn, "s3cret-pw", "…"), err)
 		}
+	}
+}
+
+// On a cluster every request carries the settings that make an
+// acknowledged insert durable on the shard's replicas.
+func TestClusterSettings(t *testing.T) {
+	var got []url.Values
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.URL.Query())
+	}))
+	defer srv.Close()
+	e, err := Open(context.Background(), "http://u:p@"+srv.Listener.Addr().String()+"/docket", Options{Cluster: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Insert(context.Background(), "INSERT INTO t", "RowBinary", []byte{1}); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range got {
+		if q.Get("distributed_foreground_insert") != "1" || q.Get("insert_quorum") != "auto" || q.Get("database") != "docket" {
+			t.Fatalf("request without the cluster settings: %v", q)
+		}
+	}
+	if len(got) != 2 || got[1].Get("query") != "INSERT INTO t FORMAT RowBinary" {
+		t.Fatalf("requests %v", got)
 	}
 }

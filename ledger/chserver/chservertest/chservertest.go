@@ -62,6 +62,7 @@ var known = map[string][]string{
 	"database":                              {"default"},
 	"default_format":                        {"JSONEachRow"},
 	"http_write_exception_in_output_format": {"0"},
+	"wait_end_of_query":                     {"1"},
 }
 
 // New serves eng over HTTP until Close.
