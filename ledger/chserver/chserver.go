@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -72,7 +73,15 @@ func Open(ctx context.Context, dsn string, opts Options) (*Engine, error) {
 	e := &Engine{
 		endpoint: u.Scheme + "://" + u.Host + "/",
 		database: strings.Trim(u.Path, "/"),
-		client:   &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: 16, IdleConnTimeout: 90 * time.Second}},
+		// No overall timeout: an export streams for as long as it takes;
+		// the caller's context bounds each request.
+		client: &http.Client{Transport: &http.Transport{
+			Proxy:               http.ProxyFromEnvironment,
+			DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			TLSHandshakeTimeout: 10 * time.Second,
+			MaxIdleConnsPerHost: 16,
+			IdleConnTimeout:     90 * time.Second,
+		}},
 	}
 	if u.User != nil {
 		e.user = u.User.Username()
