@@ -97,7 +97,7 @@ func (s Schema) renderer() (*renderer, error) {
 var (
 	createTable  = regexp.MustCompile(`(?s)^CREATE TABLE IF NOT EXISTS (\w+)\s*(\(.*)$`)
 	tableEngine  = regexp.MustCompile(`\bENGINE = (Replacing)?MergeTree(?:\(([^)]*)\))?`)
-	createView   = regexp.MustCompile(`(?s)^CREATE VIEW IF NOT EXISTS (\w+) AS\b(.*)$`)
+	createView   = regexp.MustCompile(`(?s)^CREATE (VIEW IF NOT EXISTS|OR REPLACE VIEW) (\w+) AS\b(.*)$`)
 	createMV     = regexp.MustCompile(`(?s)^CREATE MATERIALIZED VIEW IF NOT EXISTS (\w+) TO (\w+) AS\b(.*)$`)
 	mvSource     = regexp.MustCompile(`\bFROM (\w+)\s*$`)
 	alterTable   = regexp.MustCompile(`(?s)^ALTER TABLE (\w+) (.*)$`)
@@ -158,7 +158,7 @@ func (r *renderer) render(st Statement) ([]Statement, error) {
 		), nil
 	}
 	if m := createView.FindStringSubmatch(sql); m != nil {
-		return one("CREATE VIEW IF NOT EXISTS " + m[1] + on + " AS" + m[2]), nil
+		return one("CREATE " + m[1] + " " + m[2] + on + " AS" + m[3]), nil
 	}
 	if m := createMV.FindStringSubmatch(sql); m != nil {
 		src := mvSource.FindStringSubmatch(m[3])

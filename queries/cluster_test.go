@@ -95,3 +95,28 @@ func TestClusterRefusesWhatItCannotRender(t *testing.T) {
 		t.Error("a cluster name that is not an identifier was accepted")
 	}
 }
+
+// A later migration of the kinds expected (columns, views) renders
+// without any marker.
+func TestClusterLaterMigration(t *testing.T) {
+	r := &renderer{cluster: "c", sharded: map[string]bool{"llm_calls": true}}
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"ALTER TABLE llm_calls ADD COLUMN IF NOT EXISTS agent_name String AFTER span_name",
+			[]string{"ALTER TABLE llm_calls_local ON CLUSTER c ADD COLUMN IF NOT EXISTS agent_name String AFTER span_name",
+				"ALTER TABLE llm_calls ON CLUSTER c ADD COLUMN IF NOT EXISTS agent_name String AFTER span_name"}},
+		{"CREATE OR REPLACE VIEW v AS SELECT 1 FROM llm_calls", []string{"CREATE OR REPLACE VIEW v ON CLUSTER c AS SELECT 1 FROM llm_calls"}},
+		{"CREATE VIEW IF NOT EXISTS v AS\nSELECT 1", []string{"CREATE VIEW IF NOT EXISTS v ON CLUSTER c AS\nSELECT 1"}},
+	} {
+		out, err := r.render(Statement{SQL: c.in})
+		var got []string
+		for _, s := range out {
+			got = append(got, s.SQL)
+		}
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s:\n got %q %v\nwant %q", c.in, got, err, c.want)
+		}
+	}
+}
