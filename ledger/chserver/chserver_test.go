@@ -55,3 +55,31 @@ func TestClusterSettings(t *testing.T) {
 		t.Fatalf("requests %v", got)
 	}
 }
+
+// A response cut after some rows, or ending in a partial row, is an error
+// (the conformance suite covers the exception written as text).
+func TestCutResponseIsAnError(t *testing.T) {
+	for name, body := range map[string]string{"cut": "{\"n\":1}\n{\"n\":2}\n", "partial row": "{\"n\":1}\n{\"n\":"} {
+		cut := name == "cut"
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Query().Get("default_format") == "" {
+				return // ping
+			}
+			w.Write([]byte(body))
+			if cut {
+				http.NewResponseController(w).Flush()
+				panic(http.ErrAbortHandler)
+			}
+		}))
+		e, err := Open(context.Background(), "http://u:p@"+srv.Listener.Addr().String()+"/docket", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rows int
+		err = e.QueryJSON(context.Background(), "SELECT n", func([]byte) error { rows++; return nil })
+		if err == nil {
+			t.Errorf("%s: %d rows and no error", name, rows)
+		}
+		srv.Close()
+	}
+}
