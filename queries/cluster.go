@@ -13,7 +13,8 @@ import (
 // On a cluster each table X of the files becomes two: X_local, the data,
 // a Replicated*MergeTree on every node (path by table UUID and shard), and
 // X, a Distributed table over X_local sharded by the table's
-// "-- cluster: shard by EXPR" marker. Queries keep naming X: reads and
+// "-- cluster: shard by EXPR" marker (rand() for an append-only MergeTree
+// without one; a ReplacingMergeTree must have one). Queries keep naming X: reads and
 // inserts go through Distributed. Materialized views are created on the
 // local tables and write to local tables, so an insert forwarded to a shard
 // fires them there, and the versions of a row land on the shard of the row
@@ -138,12 +139,18 @@ func (r *renderer) render(st Statement) ([]Statement, error) {
 	}
 	if m := createTable.FindStringSubmatch(sql); m != nil {
 		table, body := m[1], m[2]
-		if st.ShardBy == "" {
-			return nil, fmt.Errorf("table %s has no %q marker", table, shardBy)
-		}
 		engine := tableEngine.FindStringSubmatch(body)
 		if engine == nil {
 			return nil, fmt.Errorf("table %s: engine not (Replacing)MergeTree", table)
+		}
+		key := st.ShardBy
+		if key == "" {
+			// An append-only table may put a row on any shard; a
+			// Replacing one must keep every copy of a key on one.
+			if engine[1] != "" {
+				return nil, fmt.Errorf("table %s replaces rows and has no %q marker", table, shardBy)
+			}
+			key = "rand()"
 		}
 		args := replicatedPath
 		if engine[2] != "" {
@@ -154,7 +161,7 @@ func (r *renderer) render(st Statement) ([]Statement, error) {
 		return one(
 			"CREATE TABLE IF NOT EXISTS "+local(table)+on+"\n"+body,
 			"CREATE TABLE IF NOT EXISTS "+table+on+" AS "+local(table)+
-				"\nENGINE = Distributed("+r.cluster+", currentDatabase(), "+local(table)+", "+st.ShardBy+")",
+				"\nENGINE = Distributed("+r.cluster+", currentDatabase(), "+local(table)+", "+key+")",
 		), nil
 	}
 	if m := createView.FindStringSubmatch(sql); m != nil {

@@ -120,3 +120,11 @@ func TestClusterLaterMigration(t *testing.T) {
 		}
 	}
 }
+
+func TestClusterAppendOnlyTableWithoutMarker(t *testing.T) {
+	r := &renderer{cluster: "c", sharded: map[string]bool{}}
+	out, err := r.render(Statement{SQL: "CREATE TABLE IF NOT EXISTS t\n(x String)\nENGINE = MergeTree\nORDER BY x"})
+	if err != nil || len(out) != 2 || out[1].SQL != "CREATE TABLE IF NOT EXISTS t ON CLUSTER c AS t_local\nENGINE = Distributed(c, currentDatabase(), t_local, rand())" {
+		t.Fatalf("%+v %v", out, err)
+	}
+}
