@@ -67,7 +67,7 @@ func (p *bpProc) waitReady() {
 // unreachableLedger is a ClickHouse server nobody listens on: every ledger
 // write fails and calls stay in the queue.
 func unreachableLedger(t *testing.T) string {
-	return fmt.Sprintf("{clickhouse: {dsn: 'clickhouse://127.0.0.1:%s/docket', allow_unauthenticated: true}}", proctest.FreePort(t))
+	return fmt.Sprintf("{clickhouse: {dsn: 'http://127.0.0.1:%s/docket', allow_unauthenticated: true}}", proctest.FreePort(t))
 }
 
 func embeddedLedger(dir string) string { return fmt.Sprintf("{embedded: {path: %q}}", dir) }

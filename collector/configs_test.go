@@ -20,7 +20,7 @@ func TestShippedConfigsValidate(t *testing.T) {
 	bin := docketBinary(t)
 	dir := t.TempDir()
 	deployEnv := []string{
-		"DOCKET_CLICKHOUSE_DSN=clickhouse://docket:secret@clickhouse:9440/docket?secure=true",
+		"DOCKET_CLICKHOUSE_DSN=https://docket:secret@clickhouse:8443/docket",
 		"DOCKET_S3_ENDPOINT=s3.internal:9000", "DOCKET_S3_ACCESS_KEY=docket", "DOCKET_S3_SECRET_KEY=secret",
 		"DOCKET_CONTENT_SECRET=" + strings.Repeat("k", 32), "DOCKET_TRACES_BACKEND=tempo.internal:4317",
 		"DOCKET_DATA=" + dir, "DOCKET_UI_CERT=" + filepath.Join(dir, "ui.crt"), "DOCKET_UI_KEY=" + filepath.Join(dir, "ui.key"),

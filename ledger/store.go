@@ -15,11 +15,18 @@ import (
 
 // Store reads and writes the ledger tables through an engine.
 type Store struct {
-	eng engine.Engine
+	eng    engine.Engine
+	schema queries.Schema
 }
 
-// NewStore wraps an engine. Call Migrate before use.
+// NewStore wraps an engine of one node. Call Migrate before use.
 func NewStore(eng engine.Engine) *Store { return &Store{eng: eng} }
+
+// NewClusterStore wraps an engine whose schema is rendered for a cluster
+// (queries.Schema).
+func NewClusterStore(eng engine.Engine, schema queries.Schema) *Store {
+	return &Store{eng: eng, schema: schema}
+}
 
 // Engine returns the underlying engine.
 func (s *Store) Engine() engine.Engine { return s.eng }
@@ -39,11 +46,17 @@ var migrateMu sync.Mutex
 func (s *Store) MigrateTo(ctx context.Context, last uint32) error {
 	migrateMu.Lock()
 	defer migrateMu.Unlock()
-	if err := s.eng.Exec(ctx, queries.MustGet("schema_migrations")); err != nil {
-		return fmt.Errorf("ledger: create schema_migrations: %w", err)
+	boot, err := s.schema.Bootstrap()
+	if err != nil {
+		return err
+	}
+	for _, stmt := range boot {
+		if err := s.eng.Exec(ctx, stmt.SQL); err != nil {
+			return fmt.Errorf("ledger: create schema_migrations: %w", err)
+		}
 	}
 	applied := map[uint32]bool{}
-	err := s.eng.QueryJSON(ctx, queries.MustGet("applied_migrations"), func(row []byte) error {
+	err = s.eng.QueryJSON(ctx, queries.MustGet("applied_migrations"), func(row []byte) error {
 		var r struct {
 			Version uint32 `json:"version"`
 		}
@@ -56,7 +69,7 @@ func (s *Store) MigrateTo(ctx context.Context, last uint32) error {
 	if err != nil {
 		return fmt.Errorf("ledger: read applied migrations: %w", err)
 	}
-	migrations, err := queries.Migrations()
+	migrations, err := s.schema.Migrations()
 	if err != nil {
 		return err
 	}

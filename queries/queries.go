@@ -46,9 +46,13 @@ type Migration struct {
 // written to run again harmlessly (EXCHANGE TABLES) is preceded by a line
 // "-- only if: SELECT ... AS run": it runs only while that query returns a
 // true run, so a migration interrupted by a crash can be applied again.
+//
+// A CREATE TABLE is preceded by a line "-- cluster: shard by EXPR": the
+// sharding key of its Distributed table on a cluster (Schema).
 type Statement struct {
-	SQL    string
-	OnlyIf string
+	SQL     string
+	OnlyIf  string
+	ShardBy string
 }
 
 // Migrations returns the schema migrations in version order.
@@ -80,19 +84,27 @@ func Migrations() ([]Migration, error) {
 	return out, nil
 }
 
-// onlyIf starts the comment line that guards the next statement.
-const onlyIf = "-- only if:"
+// onlyIf starts the comment line that guards the next statement; shardBy
+// the one that gives its sharding key.
+const (
+	onlyIf  = "-- only if:"
+	shardBy = "-- cluster: shard by"
+)
 
 // splitStatements splits on ";" at line ends; migrations are our own files,
 // so a full SQL lexer is not needed.
 func splitStatements(s string) []Statement {
 	var out []Statement
 	var cur strings.Builder
-	var guard string
+	var guard, shard string
 	for _, line := range strings.Split(s, "\n") {
 		trimmed := strings.TrimSpace(line)
 		if g, ok := strings.CutPrefix(trimmed, onlyIf); ok && cur.Len() == 0 {
 			guard = strings.TrimSpace(g)
+			continue
+		}
+		if k, ok := strings.CutPrefix(trimmed, shardBy); ok && cur.Len() == 0 {
+			shard = strings.TrimSpace(k)
 			continue
 		}
 		if strings.HasPrefix(trimmed, "--") || (trimmed == "" && cur.Len() == 0) {
@@ -101,13 +113,13 @@ func splitStatements(s string) []Statement {
 		cur.WriteString(line)
 		cur.WriteByte('\n')
 		if strings.HasSuffix(trimmed, ";") {
-			out = append(out, Statement{SQL: strings.TrimSuffix(strings.TrimSpace(cur.String()), ";"), OnlyIf: guard})
+			out = append(out, Statement{SQL: strings.TrimSuffix(strings.TrimSpace(cur.String()), ";"), OnlyIf: guard, ShardBy: shard})
 			cur.Reset()
-			guard = ""
+			guard, shard = "", ""
 		}
 	}
 	if rest := strings.TrimSpace(cur.String()); rest != "" {
-		out = append(out, Statement{SQL: rest, OnlyIf: guard})
+		out = append(out, Statement{SQL: rest, OnlyIf: guard, ShardBy: shard})
 	}
 	return out
 }

@@ -1,3 +1,4 @@
+-- cluster: shard by version
 CREATE TABLE IF NOT EXISTS schema_migrations
 (
     version    UInt32,

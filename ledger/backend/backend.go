@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"go.opentelemetry.io/collector/config/configopaque"
 
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/chdbengine"
 	"github.com/docketlabs/docket/ledger/chserver"
+	"github.com/docketlabs/docket/queries"
 )
 
 // DefaultEmbeddedPath is where the embedded ledger lives when nothing is
@@ -34,10 +36,15 @@ type EmbeddedConfig struct {
 
 // ClickHouseConfig is a ClickHouse server or cluster.
 type ClickHouseConfig struct {
-	// DSN, e.g. clickhouse://docket:secret@ch:9440/docket?secure=true.
+	// DSN of the server's HTTP interface, e.g.
+	// https://docket:secret@ch:8443/docket.
 	DSN configopaque.String `mapstructure:"dsn"`
 	// AllowUnauthenticated permits a DSN without a password.
 	AllowUnauthenticated bool `mapstructure:"allow_unauthenticated"`
+	// Cluster names a ClickHouse cluster (remote_servers): the schema is
+	// created ON CLUSTER with replicated tables behind Distributed ones
+	// (queries.Schema). Empty: one server.
+	Cluster string `mapstructure:"cluster"`
 }
 
 // Validate checks that at most one engine is chosen and it is complete.
@@ -45,8 +52,17 @@ func (c Config) Validate() error {
 	if c.Embedded != nil && c.ClickHouse != nil {
 		return errors.New("storage: choose one of embedded and clickhouse")
 	}
-	if c.ClickHouse != nil && c.ClickHouse.DSN == "" {
-		return errors.New("storage: clickhouse.dsn is required")
+	if c.ClickHouse != nil {
+		dsn := string(c.ClickHouse.DSN)
+		if dsn == "" {
+			return errors.New("storage: clickhouse.dsn is required")
+		}
+		if !strings.HasPrefix(dsn, "https://") && !strings.HasPrefix(dsn, "http://") {
+			return errors.New("storage: clickhouse.dsn names the server's HTTP interface: https://user:password@host:8443/database")
+		}
+		if err := (queries.Schema{Cluster: c.ClickHouse.Cluster}).Validate(); err != nil {
+			return fmt.Errorf("storage: clickhouse.cluster: %w", err)
+		}
 	}
 	return nil
 }
@@ -70,11 +86,12 @@ func Open(ctx context.Context, c Config) (*ledger.Store, error) {
 	}
 	var store *ledger.Store
 	if c.ClickHouse != nil {
-		eng, err := chserver.Open(ctx, string(c.ClickHouse.DSN), c.ClickHouse.AllowUnauthenticated)
+		ch := c.ClickHouse
+		eng, err := chserver.Open(ctx, string(ch.DSN), chserver.Options{AllowUnauthenticated: ch.AllowUnauthenticated, Cluster: ch.Cluster != ""})
 		if err != nil {
 			return nil, err
 		}
-		store = ledger.NewStore(eng)
+		store = ledger.NewClusterStore(eng, queries.Schema{Cluster: ch.Cluster})
 	} else {
 		eng, err := chdbengine.Open(c.EmbeddedPath())
 		if err != nil {

@@ -1,6 +1,7 @@
 // Package ledgertest gives a test process its embedded ledger: chDB allows
 // one data directory per process, so a package's tests share one, opened in
-// TestMain, and isolate themselves by tenant or trace.
+// TestMain, and isolate themselves by tenant or trace. DOCKET_TEST_ENGINE
+// chooses the engine the store runs on (ledger/engine/enginetest).
 package ledgertest
 
 import (
@@ -12,6 +13,7 @@ import (
 
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/chdbengine"
+	"github.com/docketlabs/docket/ledger/engine/enginetest"
 )
 
 // Main opens a migrated ledger in a temporary directory, sets *store, runs
@@ -33,7 +35,15 @@ func run(m *testing.M, store **ledger.Store) int {
 		return 1
 	}
 	defer eng.Close()
-	*store = ledger.NewStore(eng)
+	// DOCKET_TEST_ENGINE runs the package's storage tests through the
+	// server adapter or on a live server (ledger/engine/enginetest).
+	target, closeTarget, err := enginetest.Open(context.Background(), eng)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer closeTarget()
+	*store = ledger.NewStore(target)
 	if err := (*store).Migrate(context.Background()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -2,6 +2,7 @@
 -- (deletion, legal hold) lives in tables of its own, so a replayed batch can
 -- never overwrite a state change. ReplacingMergeTree on the span key makes
 -- at-least-once delivery idempotent; readers use FINAL.
+-- cluster: shard by cityHash64(tenant, trace_id)
 CREATE TABLE IF NOT EXISTS llm_calls
 (
     tenant                 LowCardinality(String),
@@ -62,6 +63,7 @@ SETTINGS non_replicated_deduplication_window = 1000;
 -- Spans that are evidence for a complaint even when the trace pipeline samples
 -- their trace away: sanitized database queries, retrievals (document IDs and
 -- versions) and the GenAI spans around the calls.
+-- cluster: shard by cityHash64(tenant, trace_id)
 CREATE TABLE IF NOT EXISTS evidence_spans
 (
     tenant           LowCardinality(String),

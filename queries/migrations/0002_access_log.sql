@@ -1,5 +1,6 @@
 -- Every reveal of content, every denied attempt and every export: who, when,
 -- with which role, why, on what, and what happened. Append-only.
+-- cluster: shard by rand()
 CREATE TABLE IF NOT EXISTS access_log
 (
     event_id  String,

@@ -8,6 +8,7 @@
 -- Legal holds. Scope: a whole tenant, narrowed by end user, trace and/or a
 -- [from_time, to_time) range of call start times; '' and the sentinel times
 -- mean "not narrowed". status: active | released.
+-- cluster: shard by cityHash64(hold_id)
 CREATE TABLE IF NOT EXISTS legal_holds
 (
     hold_id        String,
@@ -33,6 +34,7 @@ ORDER BY (tenant, hold_id, at);
 -- A request covers calls that started before it was made (to_time is capped
 -- at requested_at by deletion_scopes). status: pending | running |
 -- blocked_by_hold | done | failed.
+-- cluster: shard by cityHash64(job_id)
 CREATE TABLE IF NOT EXISTS deletion_jobs
 (
     job_id                String,
@@ -58,6 +60,7 @@ ENGINE = MergeTree
 ORDER BY (tenant, job_id, at);
 
 -- Retention expiry runs, dry runs included. status: running | done | failed.
+-- cluster: shard by cityHash64(run_id)
 CREATE TABLE IF NOT EXISTS expiry_runs
 (
     run_id                 String,
@@ -86,6 +89,7 @@ ORDER BY (run_id, at);
 -- expired (by an expiry run), held / released (by a legal hold). This is
 -- what lets the evidence page say "deleted on request at T" or "on legal
 -- hold H" for content that is no longer, or still, in the store.
+-- cluster: shard by cityHash64(tenant, ref)
 CREATE TABLE IF NOT EXISTS content_events
 (
     tenant  LowCardinality(String),

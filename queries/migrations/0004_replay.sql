@@ -2,6 +2,7 @@
 -- original call by (tenant, trace_id, span_id). report holds the metadata of
 -- the result (counts, rates, divergence positions, parameter changes) and no
 -- output text: this table is readable without the reveal checks. Append-only.
+-- cluster: shard by cityHash64(tenant, trace_id)
 CREATE TABLE IF NOT EXISTS replay_results
 (
     run_id         String,

@@ -34,6 +34,7 @@
 -- when tried, so renaming llm_calls or evidence_spans later must recreate
 -- them.
 
+-- cluster: shard by cityHash64(tenant, trace_id)
 CREATE TABLE IF NOT EXISTS llm_calls_0007
 (
     tenant                 LowCardinality(String),
@@ -103,6 +104,7 @@ ENGINE = ReplacingMergeTree(ingest_order)
 PARTITION BY toYYYYMM(start_time)
 ORDER BY (tenant, trace_id, span_id);
 
+-- cluster: shard by cityHash64(tenant, trace_id)
 CREATE TABLE IF NOT EXISTS evidence_spans_0007
 (
     tenant           LowCardinality(String),
@@ -142,6 +144,7 @@ ORDER BY (tenant, trace_id, span_id);
 -- ingest of each version is kept (same ingest_order as the table's).
 -- Hashes and senders only, no row content: the original is in its table,
 -- and what a conflicting sender sent is told by who and when.
+-- cluster: shard by cityHash64(tenant, trace_id)
 CREATE TABLE IF NOT EXISTS row_versions
 (
     source       LowCardinality(String),

@@ -1,0 +1,39 @@
+package enginetest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/docketlabs/docket/ledger/chdbengine"
+)
+
+func TestConformance(t *testing.T) {
+	chdb, err := chdbengine.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer chdb.Close()
+	for _, target := range Targets(t, chdb) {
+		t.Run(target.Name, func(t *testing.T) {
+			Run(t, target.Engine)
+			if target.Front == nil {
+				return
+			}
+			// The adapter's reads reached the engine as the queries are
+			// written: trailing SETTINGS at the top level, nothing wrapped.
+			var reads int
+			for _, r := range target.Front.Requests() {
+				if r.Format != "JSONEachRow" {
+					continue
+				}
+				reads++
+				if strings.Contains(r.SQL, "formatRow") {
+					t.Errorf("a read was rewritten: %.200s", r.SQL)
+				}
+			}
+			if reads < 10 {
+				t.Fatalf("only %d reads went through the adapter", reads)
+			}
+		})
+	}
+}
