@@ -120,7 +120,10 @@ var Families = []Family{
 			ColRequestModel:     {{Name: InvocationParameters, Field: "model"}, k("embedding.model_name"), k("llm.model_name")},
 			ColResponseModel:    {{Name: OutputValue, Field: "model"}, k("embedding.model_name"), {Name: "llm.model_name", NotStreamed: true}},
 			ColResponseID:       {{Name: OutputValue, Field: "id"}},
-			ColFinishReasons:    keys("llm.finish_reason"),
+			// A Responses API answer has no finish reason; its status
+			// (completed, incomplete, failed) is the closest, and is what
+			// the ledger records for Responses calls of other families.
+			ColFinishReasons:    {k("llm.finish_reason"), {Name: OutputValue, Field: "status"}},
 			ColInputTokens:      keys("llm.token_count.prompt"),
 			ColOutputTokens:     keys("llm.token_count.completion"),
 			ColCacheReadTokens:  keys("llm.token_count.prompt_details.cache_read"),

@@ -244,7 +244,8 @@ func store(t *testing.T, eng engine.Engine) {
 		return ledger.Call{Tenant: "conformance", TraceID: trace, SpanID: span, ServiceName: "chat-api",
 			StartTime: at, EndTime: at.Add(1500 * time.Millisecond), DurationMS: 1500, ResponseModel: model, EndUserRef: "u-1",
 			InputTokens: &tokens, FinishReasons: []string{"stop"}, StopSequences: []string{}, RequestParams: map[string]string{"a": "1"},
-			AttributeIssues: []string{}, IngestedAt: ingested, CostUSD: &cost}
+			AttributeIssues: []string{}, IngestedAt: ingested, CostUSD: &cost,
+			EvidenceSpanIDs: []string{}, MemberRefs: []string{}}
 	}
 	orig := []ledger.Call{call("00000000000000a1", "gpt-4o", at.Truncate(time.Millisecond)), call("00000000000000a2", "gpt-4o", at.Truncate(time.Millisecond))}
 	if err := s.InsertCalls(ctx, orig); err != nil {
