@@ -1,6 +1,8 @@
 package ledger
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"math"
 	"slices"
@@ -36,6 +38,9 @@ type Extractor struct {
 	DefaultTenant string
 	// Prices prices the calls; nil leaves every cost unknown_model.
 	Prices *pricing.Table
+	// MaxClockSkew and MaxAge are how far after and before receipt a
+	// span's timestamps are believed; zero leaves that side unchecked.
+	MaxClockSkew, MaxAge time.Duration
 }
 
 // Kind is what a span becomes in the ledger.
@@ -110,7 +115,36 @@ func (x *Extractor) Tenant(res pcommon.Resource) string {
 // repaired.
 type issues []string
 
-func (is *issues) add(kind, key string) { *is = append(*is, kind+":"+key) }
+// add records an issue. Entries are bounded in number, and quote at most
+// a short, scrubbed prefix of the key: a hostile key (megabytes, NUL
+// bytes, invalid UTF-8) must not make the row.
+func (is *issues) add(kind, key string) {
+	switch n := len(*is); {
+	case n < conventions.MaxIssues-1:
+		*is = append(*is, kind+":"+issueKey(key))
+	case n == conventions.MaxIssues-1:
+		*is = append(*is, conventions.IssueOverLimit+":attribute_issues")
+	}
+}
+
+func issueKey(key string) string {
+	key = strings.ReplaceAll(strings.ToValidUTF8(key, "\uFFFD"), "\x00", "")
+	if len(key) > conventions.MaxIssueKeyLen {
+		return cut(key, conventions.MaxIssueKeyLen) + "…"
+	}
+	return key
+}
+
+// cut shortens valid UTF-8 s to at most max bytes on a rune boundary.
+func cut(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	for max > 0 && !utf8.RuneStart(s[max]) {
+		max--
+	}
+	return s[:max]
+}
 
 // clean makes s storable: valid UTF-8, no NUL bytes, at most max bytes.
 func (is *issues) clean(key, s string, max int) string {
@@ -124,11 +158,7 @@ func (is *issues) clean(key, s string, max int) string {
 	}
 	if len(s) > max {
 		is.add("truncated", key)
-		cut := max
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut]
+		s = cut(s, max)
 	}
 	return s
 }
@@ -179,6 +209,12 @@ func (is *issues) colInt(r *conventions.Reading, c conventions.Column) *int64 {
 	return is.int64Value(v, key)
 }
 
+// tokens reads a token count: an integer in [0, MaxTokenCount], else NULL
+// and an issue.
+func (is *issues) tokens(r *conventions.Reading, c conventions.Column, name string) *int64 {
+	return is.inRange(is.colInt(r, c), name, 0, conventions.MaxTokenCount)
+}
+
 func (is *issues) colFloat(r *conventions.Reading, c conventions.Column) *float64 {
 	v, key, ok := is.lookup(r, c)
 	if !ok {
@@ -222,7 +258,7 @@ func (is *issues) int64Value(v pcommon.Value, key string) *int64 {
 // the value is an issue and NULL.
 func (is *issues) inRange(n *int64, key string, lo, hi int64) *int64 {
 	if n != nil && (*n < lo || *n > hi) {
-		is.add("out_of_range", key)
+		is.add(conventions.IssueOutOfRange, key)
 		return nil
 	}
 	return n
@@ -299,18 +335,28 @@ type spanBase struct {
 	start, end                                           time.Time
 }
 
-func (x *Extractor) base(res pcommon.Resource, span ptrace.Span, is *issues) spanBase {
+func (x *Extractor) base(res pcommon.Resource, span ptrace.Span, ingestedAt time.Time, is *issues) spanBase {
 	b := spanBase{
 		tenant:  x.Tenant(res),
 		traceID: span.TraceID().String(),
 		spanID:  span.SpanID().String(),
 		name:    is.clean("span.name", span.Name(), maxIDLen),
-		start:   span.StartTimestamp().AsTime().UTC(),
-		end:     span.EndTimestamp().AsTime().UTC(),
 	}
 	if !span.ParentSpanID().IsEmpty() {
 		b.parentSpanID = span.ParentSpanID().String()
 	}
+	if span.TraceID().IsEmpty() || span.SpanID().IsEmpty() {
+		if span.TraceID().IsEmpty() {
+			is.add(conventions.IssueInvalidID, "trace_id")
+		}
+		if span.SpanID().IsEmpty() {
+			is.add(conventions.IssueInvalidID, "span_id")
+		}
+		b.traceID, b.spanID = spanDigest(res, span)
+		b.parentSpanID = ""
+	}
+	b.start, b.end = x.times(span, ingestedAt, is)
+	x.overLimit(span, is)
 	if v, ok := res.Attributes().Get(conventions.ServiceName); ok {
 		b.service = is.clean(conventions.ServiceName, v.AsString(), maxIDLen)
 	}
@@ -322,7 +368,7 @@ func (x *Extractor) base(res pcommon.Resource, span ptrace.Span, is *issues) spa
 func (x *Extractor) call(res pcommon.Resource, r *conventions.Reading, op string, span ptrace.Span, ingestedAt time.Time) Call {
 	attrs := span.Attributes()
 	var is issues
-	b := x.base(res, span, &is)
+	b := x.base(res, span, ingestedAt, &is)
 	c := Call{
 		Tenant: b.tenant, TraceID: b.traceID, SpanID: b.spanID, ParentSpanID: b.parentSpanID,
 		ServiceName: b.service, SpanName: b.name, StartTime: b.start, EndTime: b.end,
@@ -340,7 +386,7 @@ func (x *Extractor) call(res pcommon.Resource, r *conventions.Reading, op string
 		Temperature:   is.colFloat(r, conventions.ColTemperature),
 		TopP:          is.colFloat(r, conventions.ColTopP),
 		TopK:          is.colFloat(r, conventions.ColTopK),
-		MaxTokens:     is.colInt(r, conventions.ColMaxTokens),
+		MaxTokens:     is.tokens(r, conventions.ColMaxTokens, "max_tokens"),
 		Seed:          is.colInt(r, conventions.ColSeed),
 		EndUserRef:    is.colStr(r, conventions.ColEndUser, maxIDLen),
 		IngestedAt:    ingestedAt,
@@ -377,11 +423,11 @@ func (x *Extractor) call(res pcommon.Resource, r *conventions.Reading, op string
 // the family's semantics; where those are unknown for a part the call
 // reports, the cost is left uncertain rather than guessed.
 func (x *Extractor) usage(r *conventions.Reading, c *Call, is *issues) {
-	c.InputTokens = is.colInt(r, conventions.ColInputTokens)
-	c.OutputTokens = is.colInt(r, conventions.ColOutputTokens)
-	c.CacheReadTokens = is.colInt(r, conventions.ColCacheReadTokens)
-	c.CacheWriteTokens = is.colInt(r, conventions.ColCacheWriteTokens)
-	c.ReasoningTokens = is.colInt(r, conventions.ColReasoningTokens)
+	c.InputTokens = is.tokens(r, conventions.ColInputTokens, "input_tokens")
+	c.OutputTokens = is.tokens(r, conventions.ColOutputTokens, "output_tokens")
+	c.CacheReadTokens = is.tokens(r, conventions.ColCacheReadTokens, "cache_read_tokens")
+	c.CacheWriteTokens = is.tokens(r, conventions.ColCacheWriteTokens, "cache_write_tokens")
+	c.ReasoningTokens = is.tokens(r, conventions.ColReasoningTokens, "reasoning_tokens")
 	positive := func(p *int64) bool { return p != nil && *p > 0 }
 	add := func(total *int64, parts ...*int64) {
 		for _, p := range parts {
@@ -414,10 +460,73 @@ func (x *Extractor) usage(r *conventions.Reading, c *Call, is *issues) {
 	}
 }
 
-func durationMS(start, end time.Time) float64 {
-	if end.Before(start) {
-		return 0
+// spanDigest keys a span whose IDs are missing by a hash of the whole span
+// and its resource. Keyed by its IDs, every such span would share one key
+// and first-write-wins would keep only the first; keyed so, each is a trace
+// of its own and cannot join another call in provider_calls (which groups
+// within a trace), while an identical resend still deduplicates.
+func spanDigest(res pcommon.Resource, span ptrace.Span) (traceID, spanID string) {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	res.CopyTo(rs.Resource())
+	span.CopyTo(rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty())
+	b, _ := (&ptrace.ProtoMarshaler{}).MarshalTraces(td) // marshalling pdata in memory cannot fail
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16]), hex.EncodeToString(sum[16:24])
+}
+
+// times reads a span's start and end. A timestamp outside the window
+// around receipt (or beyond what the ledger's DateTime64 holds) is flagged
+// and replaced: start by the receipt time, end by the start, so the row
+// stays in a real partition and never shows a made-up date or duration as
+// reported. An end before the start is flagged and set to the start.
+func (x *Extractor) times(span ptrace.Span, ingestedAt time.Time, is *issues) (start, end time.Time) {
+	start, ok := x.inWindow(span.StartTimestamp(), ingestedAt)
+	if !ok {
+		is.add(conventions.IssueOutOfWindow, "start_time")
+		start = ingestedAt
 	}
+	end, ok = x.inWindow(span.EndTimestamp(), ingestedAt)
+	switch {
+	case !ok:
+		is.add(conventions.IssueOutOfWindow, "end_time")
+		end = start
+	case end.Before(start):
+		is.add(conventions.IssueEndBeforeStart, "end_time")
+		end = start
+	}
+	return start, end
+}
+
+func (x *Extractor) inWindow(ts pcommon.Timestamp, now time.Time) (time.Time, bool) {
+	if ts > math.MaxInt64 {
+		return time.Time{}, false // would wrap to a negative time (1969)
+	}
+	t := ts.AsTime().UTC()
+	if x.MaxClockSkew > 0 && t.After(now.Add(x.MaxClockSkew)) || x.MaxAge > 0 && t.Before(now.Add(-x.MaxAge)) {
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// overLimit flags a span with more events or attributes than the ledger
+// reads of one record; the ledger reads only the first of them.
+func (x *Extractor) overLimit(span ptrace.Span, is *issues) {
+	if span.Attributes().Len() > conventions.MaxAttributesPerRecord {
+		is.add(conventions.IssueOverLimit, "attributes")
+	}
+	if span.Events().Len() > conventions.MaxEventsPerRecord {
+		is.add(conventions.IssueOverLimit, "events")
+	}
+}
+
+// eventsRead is how many of a span's events the ledger reads.
+func eventsRead(span ptrace.Span) int {
+	return min(span.Events().Len(), conventions.MaxEventsPerRecord)
+}
+
+// durationMS is end − start; times has made end ≥ start.
+func durationMS(start, end time.Time) float64 {
 	return float64(end.Sub(start)) / float64(time.Millisecond)
 }
 
@@ -479,7 +588,7 @@ func contentColumns(span ptrace.Span, c *Call, is *issues) {
 	attrs := span.Attributes()
 	events := span.Events()
 	c.fillRefs(attrs, is)
-	for i := 0; i < events.Len() && !c.hasAllRefs(); i++ {
+	for i := 0; i < eventsRead(span) && !c.hasAllRefs(); i++ {
 		c.fillRefs(events.At(i).Attributes(), is)
 	}
 	c.ContentStatus = is.str(attrs, AttrContentStatus, maxIDLen)
@@ -491,7 +600,7 @@ func contentColumns(span ptrace.Span, c *Call, is *issues) {
 	if hasContent(attrs) {
 		c.ContentStatus = ContentOnSpan
 	}
-	for i := 0; i < events.Len() && c.ContentStatus == ContentNone; i++ {
+	for i := 0; i < eventsRead(span) && c.ContentStatus == ContentNone; i++ {
 		if hasContent(events.At(i).Attributes()) {
 			c.ContentStatus = ContentOnSpan
 		}
@@ -562,7 +671,7 @@ func contentRefs(span ptrace.Span, is *issues) []string {
 	if !collect(span.Attributes()) {
 		return refs
 	}
-	for i := 0; i < span.Events().Len(); i++ {
+	for i := 0; i < eventsRead(span); i++ {
 		if !collect(span.Events().At(i).Attributes()) {
 			break
 		}
@@ -584,7 +693,7 @@ func (x *Extractor) evidence(res pcommon.Resource, r *conventions.Reading, role 
 	default:
 		return EvidenceSpan{}, false
 	}
-	b := x.base(res, span, &is)
+	b := x.base(res, span, ingestedAt, &is)
 	e := EvidenceSpan{
 		Tenant: b.tenant, TraceID: b.traceID, SpanID: b.spanID, ParentSpanID: b.parentSpanID,
 		ServiceName: b.service, SpanName: b.name, Kind: strings.ToLower(span.Kind().String()),

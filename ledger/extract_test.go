@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -465,5 +466,32 @@ func TestIsContentAttribute(t *testing.T) {
 	res, span := testSpan(map[string]any{"openinference.span.kind": "LLM", "llm.prompt_template.variables": `{"name":"x"}`})
 	if c := testExtractor(t).Call(res, span, time.Now()); c.ContentStatus != ContentOnSpan {
 		t.Fatalf("content status %q, want %q", c.ContentStatus, ContentOnSpan)
+	}
+}
+
+// TestSpansWithoutIDsKeyedByContent: a span with no IDs is keyed by its
+// content, so a resend of it deduplicates while another call never shares
+// its key or its trace; without a window only unrepresentable times are
+// flagged.
+func TestSpansWithoutIDsKeyedByContent(t *testing.T) {
+	x := &Extractor{TenantAttribute: conventions.TenantAttribute, DefaultTenant: "default"}
+	at := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	keyOf := func(model string) Call {
+		res, span := testSpan(map[string]any{conventions.OperationName: "chat", conventions.RequestModel: model})
+		span.SetTraceID(pcommon.TraceID{})
+		span.SetSpanID(pcommon.SpanID{})
+		span.SetEndTimestamp(math.MaxUint64)
+		return x.Call(res, span, at)
+	}
+	a, again, b := keyOf("gpt-4o"), keyOf("gpt-4o"), keyOf("gpt-4o-mini")
+	if CallKey(&a) != CallKey(&again) {
+		t.Fatalf("a resent span got another key: %s, %s", CallKey(&a), CallKey(&again))
+	}
+	if a.TraceID == b.TraceID || a.SpanID == b.SpanID || a.ParentSpanID != "" {
+		t.Fatalf("two calls without IDs share a trace or span: %+v %+v", a, b)
+	}
+	want := []string{"invalid_id:trace_id", "invalid_id:span_id", "out_of_window:end_time"}
+	if !slices.Equal(a.AttributeIssues, want) || !a.EndTime.Equal(a.StartTime) || a.StartTime.Year() != 2026 {
+		t.Fatalf("issues %q, start %s, end %s", a.AttributeIssues, a.StartTime, a.EndTime)
 	}
 }

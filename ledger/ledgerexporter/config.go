@@ -29,6 +29,17 @@ type Config struct {
 	PriceTable string `mapstructure:"price_table"`
 	// Backpressure is how calls the queue cannot take are answered.
 	Backpressure BackpressureConfig `mapstructure:"backpressure"`
+	// Validation is the window around receipt in which span timestamps are
+	// believed.
+	Validation ValidationConfig `mapstructure:"validation"`
+}
+
+// ValidationConfig: a timestamp more than MaxClockSkew after receipt or
+// MaxAge before it is not stored as reported but flagged in the row's
+// attribute_issues.
+type ValidationConfig struct {
+	MaxClockSkew time.Duration `mapstructure:"max_clock_skew"`
+	MaxAge       time.Duration `mapstructure:"max_age"`
 }
 
 // BackpressureConfig: a full queue, or a queue whose disk is full, refuses
@@ -68,6 +79,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Backpressure.DiskReserveMiB < 1 {
 		return errors.New("backpressure.disk_reserve_mib must be at least 1")
+	}
+	if c.Validation.MaxClockSkew <= 0 || c.Validation.MaxAge <= 0 {
+		return errors.New("validation.max_clock_skew and validation.max_age must be positive: a timestamp is believed only within a window of receipt")
 	}
 	if !c.RetryConfig.Enabled {
 		return errors.New("retry_on_failure must stay enabled: the ledger never drops a call")

@@ -59,7 +59,7 @@ func TestServerConfig(t *testing.T) {
 }
 
 func TestInvalidConfigs(t *testing.T) {
-	for _, name := range []string{"bounded_retry", "two_engines", "blocking_queue", "fractional_retry_after", "no_disk_reserve"} {
+	for _, name := range []string{"bounded_retry", "two_engines", "blocking_queue", "fractional_retry_after", "no_disk_reserve", "no_clock_window"} {
 		if err := confmap.Validate(loadConfig(t, name)); err == nil {
 			t.Errorf("%s: config accepted, want an error", name)
 		}

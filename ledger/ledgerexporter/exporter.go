@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,9 +14,11 @@ import (
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exporterhelper/xexporterhelper"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/backend"
 	"github.com/docketlabs/docket/ledger/pricing"
@@ -31,7 +34,7 @@ type ledgerExporter struct {
 	extractor *ledger.Extractor
 
 	calls, evidence, failures metric.Int64Counter
-	costUnknown               metric.Int64Counter
+	costUnknown, rekeyed      metric.Int64Counter
 	outage                    *outageLog
 	guard                     *queueGuard
 	health                    health
@@ -52,7 +55,8 @@ func (e *ledgerExporter) start(ctx context.Context, host component.Host) error {
 	if err != nil {
 		return err
 	}
-	e.extractor = &ledger.Extractor{TenantAttribute: e.cfg.TenantAttribute, DefaultTenant: e.cfg.DefaultTenant, Prices: prices}
+	e.extractor = &ledger.Extractor{TenantAttribute: e.cfg.TenantAttribute, DefaultTenant: e.cfg.DefaultTenant, Prices: prices,
+		MaxClockSkew: e.cfg.Validation.MaxClockSkew, MaxAge: e.cfg.Validation.MaxAge}
 	if e.calls, err = e.meter.Int64Counter("docket_ledger_calls_written", metric.WithDescription("LLM call rows written to the ledger (retried batches count again)")); err != nil {
 		return err
 	}
@@ -69,6 +73,10 @@ func (e *ledgerExporter) start(ctx context.Context, host component.Host) error {
 	}
 	e.guard.metaWriteFailures = func(ctx context.Context) { metaFailures.Add(ctx, 1) }
 	if e.costUnknown, err = e.meter.Int64Counter("docket_ledger_calls_cost_unknown", metric.WithDescription("Calls whose cost is unknown, by cost status")); err != nil {
+		return err
+	}
+	if e.rekeyed, err = e.meter.Int64Counter("docket_ledger_spans_rekeyed",
+		metric.WithDescription("Spans with an empty trace or span ID, stored keyed by a hash of the span so they merge with no other call, by the missing ID")); err != nil {
 		return err
 	}
 	if !e.cfg.QueueConfig.HasValue() || e.cfg.QueueConfig.Get().StorageID == nil {
@@ -150,6 +158,7 @@ func (e *ledgerExporter) convert(ctx context.Context, td ptrace.Traces) (xexport
 				call, ev, kind = e.extractor.Extract(rs.Resource(), ss.Scope().Name(), spans.At(k), now)
 				if kind == ledger.KindEvidence {
 					r.evidence = append(r.evidence, ev)
+					e.countRekeyed(ctx, ev.AttributeIssues)
 				}
 				if kind != ledger.KindCall {
 					continue
@@ -163,6 +172,7 @@ func (e *ledgerExporter) convert(ctx context.Context, td ptrace.Traces) (xexport
 				}
 				seg.ends = append(seg.ends, len(seg.calls))
 				seg.keys = append(seg.keys, ledger.CallKey(&call))
+				e.countRekeyed(ctx, call.AttributeIssues)
 				if call.CostUSD == nil {
 					e.costUnknown.Add(ctx, 1, metric.WithAttributes(costStatusAttr(call.CostStatus)))
 				}
@@ -173,6 +183,15 @@ func (e *ledgerExporter) convert(ctx context.Context, td ptrace.Traces) (xexport
 		r.segs = []segment{seg}
 	}
 	return r, nil
+}
+
+// countRekeyed counts a row whose span came without a trace or span ID.
+func (e *ledgerExporter) countRekeyed(ctx context.Context, issues []string) {
+	for _, is := range issues {
+		if id, ok := strings.CutPrefix(is, conventions.IssueInvalidID+":"); ok {
+			e.rekeyed.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", "empty_"+id)))
+		}
+	}
 }
 
 // convertQueued converts spans an earlier version left in the persistent

@@ -54,6 +54,7 @@ func createDefaultConfig() component.Config {
 		TenantAttribute: conventions.TenantAttribute,
 		DefaultTenant:   conventions.DefaultTenant,
 		Backpressure:    BackpressureConfig{RetryAfter: time.Second, DiskReserveMiB: 16},
+		Validation:      ValidationConfig{MaxClockSkew: conventions.DefaultMaxClockSkew, MaxAge: conventions.DefaultMaxAge},
 	}
 }
 
