@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 
 	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/internal/conventions"
 )
 
 // Config of the contentref processor. The empty config is valid: content of
@@ -31,7 +32,20 @@ type Config struct {
 	// MaxInflightBytes bounds the content held in memory by writes in
 	// progress (a single larger item still proceeds, alone).
 	MaxInflightBytes int64 `mapstructure:"max_inflight_bytes"`
+	// MetadataKeys are attributes kept on GenAI telemetry beyond the
+	// contract's metadata; every other attribute that is not a content key
+	// is unknown. A content key stays content even if listed.
+	MetadataKeys []string `mapstructure:"metadata_keys"`
+	// UnknownKeys says what becomes of unknown attributes: store (moved to
+	// the content store as one item, referenced) or drop (removed).
+	UnknownKeys string `mapstructure:"unknown_keys"`
 }
+
+// What becomes of unknown attributes of GenAI telemetry.
+const (
+	UnknownStore = "store"
+	UnknownDrop  = "drop"
+)
 
 // CaptureRule decides capture for the resources it matches. An empty
 // tenant or service matches any.
@@ -56,6 +70,14 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxInflightBytes < 1<<20 {
 		return errors.New("max_inflight_bytes must be at least 1 MiB")
+	}
+	if c.UnknownKeys != UnknownStore && c.UnknownKeys != UnknownDrop {
+		return fmt.Errorf("unknown_keys must be %q or %q, not %q", UnknownStore, UnknownDrop, c.UnknownKeys)
+	}
+	for i, k := range c.MetadataKeys {
+		if conventions.IsContent(k) {
+			return fmt.Errorf("metadata_keys[%d]: %q is a content key and stays content", i, k)
+		}
 	}
 	for i, r := range c.CaptureRules {
 		if r.Tenant == "" && r.Service == "" {

@@ -34,6 +34,7 @@ func createDefaultConfig() component.Config {
 		Capture:          true,
 		WriteConcurrency: 8,
 		MaxInflightBytes: 64 << 20,
+		UnknownKeys:      UnknownStore,
 	}
 }
 
