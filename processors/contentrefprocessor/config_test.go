@@ -33,7 +33,7 @@ func TestEmptyConfig(t *testing.T) {
 	if err := confmap.Validate(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Store != nil || !cfg.Capture || cfg.TenantAttribute != "tenant.id" || cfg.DefaultTenant != "default" {
+	if cfg.Store != nil || !cfg.Capture || cfg.TenantAttribute != "tenant.id" || cfg.DefaultTenant != "default" || cfg.UnknownKeys != UnknownStore {
 		t.Fatalf("defaults: %+v", cfg)
 	}
 }
@@ -43,7 +43,7 @@ func TestPolicyConfig(t *testing.T) {
 	if err := confmap.Validate(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Store == nil || cfg.Store.String() != "contentstore/s3" || cfg.WriteConcurrency != 16 {
+	if cfg.Store == nil || cfg.Store.String() != "contentstore/s3" || cfg.WriteConcurrency != 16 || cfg.UnknownKeys != UnknownDrop || len(cfg.MetadataKeys) != 2 {
 		t.Fatalf("not applied: %+v", cfg)
 	}
 	for _, tc := range []struct {
@@ -61,7 +61,7 @@ func TestPolicyConfig(t *testing.T) {
 }
 
 func TestInvalidConfigs(t *testing.T) {
-	for _, name := range []string{"rule_matches_everything", "rule_without_capture", "no_tenant_attribute", "no_concurrency", "bad_default_tenant"} {
+	for _, name := range []string{"rule_matches_everything", "rule_without_capture", "no_tenant_attribute", "no_concurrency", "bad_default_tenant", "bad_unknown_keys", "content_key_as_metadata"} {
 		if err := confmap.Validate(loadConfig(t, name)); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
