@@ -148,7 +148,7 @@ func (e *ledgerExporter) convert(ctx context.Context, td ptrace.Traces) (xexport
 				var ev ledger.EvidenceSpan
 				var kind ledger.Kind
 				call, ev, kind = e.extractor.Extract(rs.Resource(), ss.Scope().Name(), spans.At(k), now)
-				if kind == ledger.KindEvidence {
+				if kind == ledger.KindEvidence || len(ev.ContentRefs) > 0 {
 					r.evidence = append(r.evidence, ev)
 				}
 				if kind != ledger.KindCall {
