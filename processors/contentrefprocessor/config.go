@@ -36,6 +36,9 @@ type Config struct {
 	// contract's metadata; every other attribute that is not a content key
 	// is unknown. A content key stays content even if listed.
 	MetadataKeys []string `mapstructure:"metadata_keys"`
+	// MetadataRules add metadata keys for the resources they match (every
+	// matching rule adds its keys).
+	MetadataRules []MetadataRule `mapstructure:"metadata_rules"`
 	// UnknownKeys says what becomes of unknown attributes: store (moved to
 	// the content store as one item, referenced) or drop (removed).
 	UnknownKeys string `mapstructure:"unknown_keys"`
@@ -53,6 +56,14 @@ type CaptureRule struct {
 	Tenant  string `mapstructure:"tenant"`
 	Service string `mapstructure:"service"`
 	Capture *bool  `mapstructure:"capture"`
+}
+
+// MetadataRule adds metadata keys for a tenant and/or service. An empty
+// tenant or service matches any.
+type MetadataRule struct {
+	Tenant  string   `mapstructure:"tenant"`
+	Service string   `mapstructure:"service"`
+	Keys    []string `mapstructure:"keys"`
 }
 
 var _ component.Config = (*Config)(nil)
@@ -74,9 +85,15 @@ func (c *Config) Validate() error {
 	if c.UnknownKeys != UnknownStore && c.UnknownKeys != UnknownDrop {
 		return fmt.Errorf("unknown_keys must be %q or %q, not %q", UnknownStore, UnknownDrop, c.UnknownKeys)
 	}
-	for i, k := range c.MetadataKeys {
-		if conventions.IsContent(k) {
-			return fmt.Errorf("metadata_keys[%d]: %q is a content key and stays content", i, k)
+	if err := validateMetadataKeys("metadata_keys", c.MetadataKeys); err != nil {
+		return err
+	}
+	for i, r := range c.MetadataRules {
+		if r.Tenant == "" && r.Service == "" {
+			return fmt.Errorf("metadata_rules[%d]: set tenant and/or service (for everything, use metadata_keys)", i)
+		}
+		if err := validateMetadataKeys(fmt.Sprintf("metadata_rules[%d].keys", i), r.Keys); err != nil {
+			return err
 		}
 	}
 	for i, r := range c.CaptureRules {
@@ -88,6 +105,35 @@ func (c *Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+func validateMetadataKeys(field string, keys []string) error {
+	for i, k := range keys {
+		if conventions.IsContent(k) {
+			return fmt.Errorf("%s[%d]: %q is a content key and stays content", field, i, k)
+		}
+	}
+	return nil
+}
+
+// metadataKeys are the configured metadata keys of a tenant's service.
+func (c *Config) metadataKeys(tenant, service string) map[string]bool {
+	var m map[string]bool
+	add := func(keys []string) {
+		for _, k := range keys {
+			if m == nil {
+				m = map[string]bool{}
+			}
+			m[k] = true
+		}
+	}
+	add(c.MetadataKeys)
+	for _, r := range c.MetadataRules {
+		if (r.Tenant == "" || r.Tenant == tenant) && (r.Service == "" || r.Service == service) {
+			add(r.Keys)
+		}
+	}
+	return m
 }
 
 // captures reports whether content of a tenant's service is captured.

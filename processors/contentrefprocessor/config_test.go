@@ -57,11 +57,14 @@ func TestPolicyConfig(t *testing.T) {
 		if got := cfg.captures(tc.tenant, tc.service); got != tc.want {
 			t.Errorf("captures(%s, %s) = %v", tc.tenant, tc.service, got)
 		}
+		if m := cfg.metadataKeys(tc.tenant, tc.service); !m["app.feature"] || m["acme.ticket_id"] != (tc.tenant == "acme" && tc.service == "chatbot") {
+			t.Errorf("metadataKeys(%s, %s) = %v", tc.tenant, tc.service, m)
+		}
 	}
 }
 
 func TestInvalidConfigs(t *testing.T) {
-	for _, name := range []string{"rule_matches_everything", "rule_without_capture", "no_tenant_attribute", "no_concurrency", "bad_default_tenant", "bad_unknown_keys", "content_key_as_metadata"} {
+	for _, name := range []string{"rule_matches_everything", "rule_without_capture", "no_tenant_attribute", "no_concurrency", "bad_default_tenant", "bad_unknown_keys", "content_key_as_metadata", "metadata_rule_matches_everything"} {
 		if err := confmap.Validate(loadConfig(t, name)); err == nil {
 			t.Errorf("%s: accepted", name)
 		}

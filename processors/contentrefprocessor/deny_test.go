@@ -355,12 +355,17 @@ func TestUnknownKeysConfig(t *testing.T) {
 		s.Attributes().PutStr("app.feature", "search")
 		s.Attributes().PutStr("app.note", canary(1))
 		s.Attributes().PutInt("app.count", 3)
+		s.Attributes().PutStr("acme.ticket", "T-1")
 		return td
 	}
 
 	stored := defaultConfig()
 	stored.MetadataKeys = []string{"app.feature"}
+	stored.MetadataRules = []MetadataRule{{Tenant: "acme", Keys: []string{"acme.ticket"}}, {Tenant: "globex", Keys: []string{"app.note"}}}
 	a := spansByName(newHarness(t, stored, h).consumeTraces(t, span()))["chat"].Attributes()
+	if v, _ := a.Get("acme.ticket"); v.Str() != "T-1" {
+		t.Errorf("the tenant's metadata key removed: %v", a.AsRaw())
+	}
 	if v, _ := a.Get("app.feature"); v.Str() != "search" {
 		t.Errorf("configured metadata key removed: %v", a.AsRaw())
 	}
@@ -384,7 +389,7 @@ func TestUnknownKeysConfig(t *testing.T) {
 	if _, ok := a.Get(conventions.UnknownRef); ok || a.Len() != 3 {
 		t.Errorf("drop: %v", a.AsRaw())
 	}
-	if v, _ := a.Get(conventions.UnknownKeys); v.Int() != 3 {
+	if v, _ := a.Get(conventions.UnknownKeys); v.Int() != 4 {
 		t.Errorf("drop: unknown count: %v", a.AsRaw())
 	}
 	var rm metricdata.ResourceMetrics
@@ -403,8 +408,8 @@ func TestUnknownKeysConfig(t *testing.T) {
 			}
 		}
 	}
-	if counted != 3 {
-		t.Errorf("%s = %d, want 3", metricUnknown, counted)
+	if counted != 4 {
+		t.Errorf("%s = %d, want 4", metricUnknown, counted)
 	}
 }
 

@@ -30,18 +30,11 @@ type contentRef struct {
 
 	store contentstore.Store
 
-	// extraMetadata are the configured metadata keys beyond the contract's.
-	extraMetadata map[string]bool
-
 	lastWarn atomic.Int64 // unix nanos of the last unexpected-error warning
 }
 
 func newContentRef(cfg *Config, logger *zap.Logger, tel *telemetry) *contentRef {
-	extra := make(map[string]bool, len(cfg.MetadataKeys))
-	for _, k := range cfg.MetadataKeys {
-		extra[k] = true
-	}
-	return &contentRef{cfg: cfg, logger: logger, tel: tel, budget: newBudget(cfg.MaxInflightBytes), extraMetadata: extra}
+	return &contentRef{cfg: cfg, logger: logger, tel: tel, budget: newBudget(cfg.MaxInflightBytes)}
 }
 
 // start finds the content store extension. There is no fallback store: one
@@ -106,6 +99,8 @@ type resourceInfo struct {
 	tenant    string
 	tenantErr bool
 	capture   bool
+	// metadata are the configured metadata keys beyond the contract's.
+	metadata map[string]bool
 }
 
 // resource decides tenant and capture once per resource. The tenant rule is
@@ -121,6 +116,7 @@ func (p *contentRef) resource(res pcommon.Resource) *resourceInfo {
 		tenant:    tenant,
 		tenantErr: contentstore.ValidateTenant(tenant) != nil,
 		capture:   p.cfg.captures(tenant, service),
+		metadata:  p.cfg.metadataKeys(tenant, service),
 	}
 }
 
@@ -199,8 +195,9 @@ func (p *contentRef) collectUnknown(b *batch, attrs pcommon.Map, family string, 
 	// The names are taken now: by the time the item is applied, references
 	// and lifted metadata of other items sit next to them.
 	var names []string
+	extra := b.pending.res.metadata
 	for k := range attrs.All() {
-		if !conventions.IsContent(k) && !p.metadata(k) && (!contentEvent || keptEventAttr(k)) {
+		if !conventions.IsContent(k) && !conventions.IsMetadata(k) && !extra[k] && (!contentEvent || keptEventAttr(k)) {
 			names = append(names, k)
 		}
 	}
@@ -215,11 +212,6 @@ func (p *contentRef) collectUnknown(b *batch, attrs pcommon.Map, family string, 
 		b.add(&item{attrs: attrs, src: srcUnknown, kind: conventions.UnknownKind, unknown: unknown})
 	}
 	return int64(len(names))
-}
-
-// metadata reports whether an attribute of GenAI telemetry stays on it.
-func (p *contentRef) metadata(k string) bool {
-	return conventions.IsMetadata(k) || p.extraMetadata[k]
 }
 
 func eventName(lr plog.LogRecord) string {
