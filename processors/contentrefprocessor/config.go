@@ -42,13 +42,24 @@ type Config struct {
 	// UnknownKeys says what becomes of unknown attributes: store (moved to
 	// the content store as one item, referenced) or drop (removed).
 	UnknownKeys string `mapstructure:"unknown_keys"`
+	// UnknownKeysScope is the telemetry unknown attributes are looked for
+	// on: genai (spans, events and log records of GenAI instrumentation)
+	// or all (every span, event and log record).
+	UnknownKeysScope string `mapstructure:"unknown_keys_scope"`
 }
 
 // What becomes of unknown attributes of GenAI telemetry.
 const (
 	UnknownStore = "store"
 	UnknownDrop  = "drop"
+
+	ScopeGenAI = "genai"
+	ScopeAll   = "all"
 )
+
+// familyNone labels the unknown attributes of telemetry that belongs to no
+// GenAI instrumentation (unknown_keys_scope: all).
+const familyNone = "none"
 
 // CaptureRule decides capture for the resources it matches. An empty
 // tenant or service matches any.
@@ -84,6 +95,9 @@ func (c *Config) Validate() error {
 	}
 	if c.UnknownKeys != UnknownStore && c.UnknownKeys != UnknownDrop {
 		return fmt.Errorf("unknown_keys must be %q or %q, not %q", UnknownStore, UnknownDrop, c.UnknownKeys)
+	}
+	if c.UnknownKeysScope != ScopeGenAI && c.UnknownKeysScope != ScopeAll {
+		return fmt.Errorf("unknown_keys_scope must be %q or %q, not %q", ScopeGenAI, ScopeAll, c.UnknownKeysScope)
 	}
 	if err := validateMetadataKeys("metadata_keys", c.MetadataKeys); err != nil {
 		return err
@@ -134,6 +148,19 @@ func (c *Config) metadataKeys(tenant, service string) map[string]bool {
 		}
 	}
 	return m
+}
+
+// denies reports whether unknown attributes are looked for on telemetry
+// of family (genAI: it belongs to GenAI instrumentation), and under which
+// family they are counted.
+func (c *Config) denies(family string, genAI bool) (string, bool) {
+	switch {
+	case genAI:
+		return family, true
+	case c.UnknownKeysScope == ScopeAll:
+		return familyNone, true
+	}
+	return "", false
 }
 
 // captures reports whether content of a tenant's service is captured.

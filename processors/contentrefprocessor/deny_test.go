@@ -325,7 +325,7 @@ func TestCanaryOverEveryContentKey(t *testing.T) {
 }
 
 func TestNonGenAISpanUnchanged(t *testing.T) {
-	h, _ := storeExt(t, dirStoreConfig(t, contentstore.Limits{}))
+	h, st := storeExt(t, dirStoreConfig(t, contentstore.Limits{}))
 	hs := newHarness(t, defaultConfig(), h)
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
@@ -342,6 +342,22 @@ func TestNonGenAISpanUnchanged(t *testing.T) {
 	out := hs.consumeTraces(t, td)
 	if !bytes.Equal(marshalTraces(t, out), marshalTraces(t, want)) {
 		t.Fatalf("a non-GenAI span was changed: %v", spansByName(out)["GET /orders"].Attributes().AsRaw())
+	}
+
+	// Configured for all telemetry, the same span keeps only metadata.
+	all := defaultConfig()
+	all.UnknownKeysScope = ScopeAll
+	out = newHarness(t, all, h).consumeTraces(t, want)
+	s = spansByName(out)["GET /orders"]
+	a := s.Attributes()
+	if v, _ := a.Get("http.request.method"); v.Str() != "GET" || a.Len() != 5 {
+		t.Fatalf("all: %v", a.AsRaw())
+	}
+	if got := fetch(t, st, refs(a)); got != `{"order.items":["book"],"order.note":"free text"}` {
+		t.Errorf("all: stored %q", got)
+	}
+	if got := fetch(t, st, refs(s.Events().At(0).Attributes())); got != `{"exception.message":"boom"}` {
+		t.Errorf("all: event stored %q", got)
 	}
 }
 

@@ -35,6 +35,7 @@ func createDefaultConfig() component.Config {
 		WriteConcurrency: 8,
 		MaxInflightBytes: 64 << 20,
 		UnknownKeys:      UnknownStore,
+		UnknownKeysScope: ScopeGenAI,
 	}
 }
 

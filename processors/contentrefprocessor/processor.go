@@ -241,7 +241,7 @@ func (p *contentRef) processTraces(ctx context.Context, td ptrace.Traces) (ptrac
 				b.planted += removePlanted(span.Attributes())
 				b.begin(span.Attributes(), res)
 				b.collectAttrs(span.Attributes())
-				family, genAI := conventions.GenAIFamily(b.scope, span.Attributes())
+				family, genAI := p.cfg.denies(conventions.GenAIFamily(b.scope, span.Attributes()))
 				var unknown int64
 				if genAI {
 					unknown += p.collectUnknown(b, span.Attributes(), family, false)
@@ -295,6 +295,7 @@ func (p *contentRef) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, 
 				if !genAI && conventions.IsGenAIEvent(name) {
 					family, genAI = conventions.GenAI.Name, true
 				}
+				family, genAI = p.cfg.denies(family, genAI)
 				if genAI {
 					if !contentEvent {
 						kind = conventions.UnknownKind
