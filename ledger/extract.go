@@ -55,13 +55,18 @@ const (
 // Extract reads a span once and builds its row: a call row for a model
 // call, an evidence row for a span that is evidence (wrappers, agents,
 // steps, retrievals, database queries, spans with content references), or
-// nothing. scope is the span's instrumentation scope name.
+// nothing. scope is the span's instrumentation scope name. A call whose
+// span holds references beyond its four reference columns (unknown
+// attributes, prompt templates, event payloads) comes with an evidence row
+// of category content holding them, so the audited read path, deletion and
+// legal holds reach them; otherwise the evidence row is empty.
 func (x *Extractor) Extract(res pcommon.Resource, scope string, span ptrace.Span, ingestedAt time.Time) (Call, EvidenceSpan, Kind) {
 	var r conventions.Reading
 	r.Reset(scope, span.Attributes())
 	role, op := r.Classify(span.Name())
 	if role == conventions.RoleCall {
-		return x.call(res, &r, op, span, ingestedAt), EvidenceSpan{}, KindCall
+		c := x.call(res, &r, op, span, ingestedAt)
+		return c, x.callContent(res, &c, span, ingestedAt), KindCall
 	}
 	if e, ok := x.evidence(res, &r, role, span, ingestedAt); ok {
 		return Call{}, e, KindEvidence
@@ -693,6 +698,23 @@ func (x *Extractor) evidence(res pcommon.Resource, r *conventions.Reading, role 
 	default:
 		return EvidenceSpan{}, false
 	}
+	return x.evidenceRow(res, span, category, refs, is, ingestedAt), true
+}
+
+// callContent is the content evidence row of a call span: the references
+// on it that none of the call's reference columns holds.
+func (x *Extractor) callContent(res pcommon.Resource, c *Call, span ptrace.Span, ingestedAt time.Time) EvidenceSpan {
+	var is issues
+	own := c.Refs()
+	refs := slices.DeleteFunc(contentRefs(span, &is), func(r string) bool { return slices.Contains(own, r) })
+	if len(refs) == 0 {
+		return EvidenceSpan{}
+	}
+	return x.evidenceRow(res, span, categoryContent, refs, is, ingestedAt)
+}
+
+func (x *Extractor) evidenceRow(res pcommon.Resource, span ptrace.Span, category string, refs []string, is issues, ingestedAt time.Time) EvidenceSpan {
+	attrs := span.Attributes()
 	b := x.base(res, span, ingestedAt, &is)
 	e := EvidenceSpan{
 		Tenant: b.tenant, TraceID: b.traceID, SpanID: b.spanID, ParentSpanID: b.parentSpanID,
@@ -711,7 +733,7 @@ func (x *Extractor) evidence(res pcommon.Resource, r *conventions.Reading, role 
 		is = issues{}
 	}
 	e.AttributeIssues = is
-	return e, true
+	return e
 }
 
 // AttrQuerySanitization is set by the SQL sanitizer on every span whose query

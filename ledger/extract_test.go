@@ -495,3 +495,28 @@ func TestSpansWithoutIDsKeyedByContent(t *testing.T) {
 		t.Fatalf("issues %q, start %s, end %s", a.AttributeIssues, a.StartTime, a.EndTime)
 	}
 }
+
+// TestCallContentBeyondItsColumns: references on a call span that no
+// reference column holds (unknown attributes, an event's payload) come
+// with the call as a content evidence row, which the audited read path,
+// deletion and legal holds read; the column references are not repeated.
+func TestCallContentBeyondItsColumns(t *testing.T) {
+	ref := func(kind string, b byte) string {
+		return "docket-content://default/" + kind + "/" + strings.Repeat(string(b), 64)
+	}
+	res, span := testSpan(map[string]any{
+		"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o",
+		conventions.InputRef: ref("input.messages", 'a'), conventions.UnknownRef: ref(conventions.UnknownKind, 'b'),
+	})
+	span.Events().AppendEmpty().Attributes().PutStr(conventions.ContentAttributesRef, ref("user.message", 'c'))
+	c, e, kind := testExtractor(t).Extract(res, "", span, time.Now())
+	want := []string{ref(conventions.UnknownKind, 'b'), ref("user.message", 'c')}
+	if kind != KindCall || c.InputRef != ref("input.messages", 'a') || e.Category != categoryContent || e.SpanID != c.SpanID ||
+		!slices.Equal(slices.Sorted(slices.Values(e.ContentRefs)), want) {
+		t.Fatalf("kind %v, input %q, evidence %q %v", kind, c.InputRef, e.Category, e.ContentRefs)
+	}
+	res, span = testSpan(map[string]any{"gen_ai.operation.name": "chat", conventions.InputRef: ref("input.messages", 'a')})
+	if _, e, _ := testExtractor(t).Extract(res, "", span, time.Now()); len(e.ContentRefs) != 0 || e.SpanID != "" {
+		t.Fatalf("a call whose references are all in its columns got evidence: %+v", e)
+	}
+}

@@ -156,7 +156,7 @@ func (e *ledgerExporter) convert(ctx context.Context, td ptrace.Traces) (xexport
 				var ev ledger.EvidenceSpan
 				var kind ledger.Kind
 				call, ev, kind = e.extractor.Extract(rs.Resource(), ss.Scope().Name(), spans.At(k), now)
-				if kind == ledger.KindEvidence {
+				if kind == ledger.KindEvidence || len(ev.ContentRefs) > 0 {
 					r.evidence = append(r.evidence, ev)
 					e.countRekeyed(ctx, ev.AttributeIssues)
 				}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/docketlabs/docket/contentstore"
@@ -33,6 +34,63 @@ func BenchmarkProcessTraces(b *testing.B) {
 					a.PutStr("gen_ai.operation.name", "chat")
 					a.PutStr("gen_ai.input.messages", fmt.Sprintf(`[{"role":"user","parts":[{"type":"text","content":"%d %s"}]}]`, n, filler))
 					a.PutStr("gen_ai.output.messages", fmt.Sprintf(`[{"role":"assistant","parts":[{"type":"text","content":"%d %s"}]}]`, n, filler))
+					n++
+				}
+				if err := hs.traces.ConsumeTraces(ctx, td); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "spans/s")
+		})
+	}
+}
+
+// BenchmarkSpanKinds: batches of 100 spans into the directory store
+// (fsync off). genai: a chat span as an instrumentation sends it, with
+// metadata, two 1 KiB messages and two attributes no contract lists;
+// plain: an HTTP server span of eight attributes, no GenAI.
+func BenchmarkSpanKinds(b *testing.B) {
+	filler := strings.Repeat("lorem ipsum ", 80)
+	kinds := map[string]func(a pcommon.Map, n int){
+		"genai": func(a pcommon.Map, n int) {
+			a.PutStr("gen_ai.operation.name", "chat")
+			a.PutStr("gen_ai.provider.name", "openai")
+			a.PutStr("gen_ai.request.model", "gpt-4o")
+			a.PutDouble("gen_ai.request.temperature", 0.2)
+			a.PutInt("gen_ai.usage.input_tokens", 120)
+			a.PutInt("gen_ai.usage.output_tokens", 80)
+			a.PutStr("gen_ai.response.id", fmt.Sprintf("chatcmpl-%d", n))
+			a.PutStr("server.address", "api.openai.com")
+			a.PutStr("gen_ai.input.messages", fmt.Sprintf(`[{"role":"user","parts":[{"type":"text","content":"%d %s"}]}]`, n, filler))
+			a.PutStr("gen_ai.output.messages", fmt.Sprintf(`[{"role":"assistant","parts":[{"type":"text","content":"%d %s"}]}]`, n, filler))
+			a.PutStr("app.session_note", fmt.Sprintf("note %d", n))
+			a.PutInt("app.turn", int64(n))
+		},
+		"plain": func(a pcommon.Map, n int) {
+			a.PutStr("http.request.method", "GET")
+			a.PutStr("http.route", "/orders/{id}")
+			a.PutInt("http.response.status_code", 200)
+			a.PutStr("url.path", fmt.Sprintf("/orders/%d", n))
+			a.PutStr("server.address", "shop.internal")
+			a.PutInt("server.port", 8080)
+			a.PutStr("network.protocol.version", "1.1")
+			a.PutStr("user_agent.original", "curl/8.0")
+		},
+	}
+	for _, kind := range []string{"genai", "plain"} {
+		b.Run("kind="+kind, func(b *testing.B) {
+			c := contentstore.NewDefaultConfig()
+			c.Directory = configoptional.Some(contentstore.DirConfig{Path: filepath.Join(b.TempDir(), "content")})
+			c.Secret = testSecret
+			h, _ := storeExt(b, c)
+			hs := newHarness(b, defaultConfig(), h)
+			n := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				td := ptrace.NewTraces()
+				spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+				for range 100 {
+					kinds[kind](spans.AppendEmpty().Attributes(), n)
 					n++
 				}
 				if err := hs.traces.ConsumeTraces(ctx, td); err != nil {

@@ -33,7 +33,7 @@ func TestEmptyConfig(t *testing.T) {
 	if err := confmap.Validate(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Store != nil || !cfg.Capture || cfg.TenantAttribute != "tenant.id" || cfg.DefaultTenant != "default" {
+	if cfg.Store != nil || !cfg.Capture || cfg.TenantAttribute != "tenant.id" || cfg.DefaultTenant != "default" || cfg.UnknownKeys != UnknownStore || cfg.UnknownKeysScope != ScopeGenAI {
 		t.Fatalf("defaults: %+v", cfg)
 	}
 }
@@ -43,7 +43,7 @@ func TestPolicyConfig(t *testing.T) {
 	if err := confmap.Validate(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Store == nil || cfg.Store.String() != "contentstore/s3" || cfg.WriteConcurrency != 16 {
+	if cfg.Store == nil || cfg.Store.String() != "contentstore/s3" || cfg.WriteConcurrency != 16 || cfg.UnknownKeys != UnknownDrop || len(cfg.MetadataKeys) != 2 || cfg.UnknownKeysScope != ScopeAll {
 		t.Fatalf("not applied: %+v", cfg)
 	}
 	for _, tc := range []struct {
@@ -57,11 +57,14 @@ func TestPolicyConfig(t *testing.T) {
 		if got := cfg.captures(tc.tenant, tc.service); got != tc.want {
 			t.Errorf("captures(%s, %s) = %v", tc.tenant, tc.service, got)
 		}
+		if m := cfg.metadataKeys(tc.tenant, tc.service); !m["app.feature"] || m["acme.ticket_id"] != (tc.tenant == "acme" && tc.service == "chatbot") {
+			t.Errorf("metadataKeys(%s, %s) = %v", tc.tenant, tc.service, m)
+		}
 	}
 }
 
 func TestInvalidConfigs(t *testing.T) {
-	for _, name := range []string{"rule_matches_everything", "rule_without_capture", "no_tenant_attribute", "no_concurrency", "bad_default_tenant"} {
+	for _, name := range []string{"rule_matches_everything", "rule_without_capture", "no_tenant_attribute", "no_concurrency", "bad_default_tenant", "bad_unknown_keys", "content_key_as_metadata", "metadata_rule_matches_everything", "bad_unknown_keys_scope"} {
 		if err := confmap.Validate(loadConfig(t, name)); err == nil {
 			t.Errorf("%s: accepted", name)
 		}

@@ -34,6 +34,8 @@ func createDefaultConfig() component.Config {
 		Capture:          true,
 		WriteConcurrency: 8,
 		MaxInflightBytes: 64 << 20,
+		UnknownKeys:      UnknownStore,
+		UnknownKeysScope: ScopeGenAI,
 	}
 }
 

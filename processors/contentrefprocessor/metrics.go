@@ -20,6 +20,7 @@ const (
 	metricBytes   = "docket_contentref_bytes"
 	metricRecords = "docket_contentref_records"
 	metricPlanted = "docket_contentref_planted_attributes"
+	metricUnknown = "docket_contentref_unknown_keys"
 )
 
 type signal int
@@ -33,9 +34,9 @@ const (
 var signalNames = [signalCount]string{signalTraces: "traces", signalLogs: "logs"}
 
 type telemetry struct {
-	items, bytes, records, planted metric.Int64Counter
-	attrs                          [signalCount][]metric.AddOption // [signal][severity(status)]
-	signalAttrs                    [signalCount]metric.AddOption
+	items, bytes, records, planted, unknown metric.Int64Counter
+	attrs                                   [signalCount][]metric.AddOption // [signal][severity(status)]
+	signalAttrs                             [signalCount]metric.AddOption
 }
 
 func newTelemetry(set component.TelemetrySettings) (*telemetry, error) {
@@ -56,6 +57,10 @@ func newTelemetry(set component.TelemetrySettings) (*telemetry, error) {
 	errs = errors.Join(errs, err)
 	t.planted, err = meter.Int64Counter(metricPlanted,
 		metric.WithDescription("Attributes that arrived in Docket's namespace or as content references, which only the collector may write, and were removed."),
+		metric.WithUnit("{attribute}"))
+	errs = errors.Join(errs, err)
+	t.unknown, err = meter.Int64Counter(metricUnknown,
+		metric.WithDescription("Attributes of GenAI telemetry that were neither content keys nor metadata, treated as content (stored or dropped), by family."),
 		metric.WithUnit("{attribute}"))
 	errs = errors.Join(errs, err)
 	if errs != nil {
@@ -109,5 +114,13 @@ func (t *telemetry) flush(ctx context.Context, s signal, n *tally) {
 func (t *telemetry) countPlanted(ctx context.Context, s signal, n int64) {
 	if n > 0 {
 		t.planted.Add(ctx, n, t.signalAttrs[s])
+	}
+}
+
+// countUnknown adds a batch's unknown attributes; family names come from
+// the conventions contract, a fixed set.
+func (t *telemetry) countUnknown(ctx context.Context, s signal, byFamily map[string]int64) {
+	for family, n := range byFamily {
+		t.unknown.Add(ctx, n, metric.WithAttributes(attribute.String("family", family), attribute.String("signal", signalNames[s])))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -65,6 +66,7 @@ const (
 	srcAttrs      source = iota // a content key and its indexed forms
 	srcEventAttrs               // the non-metadata attributes of a content event
 	srcBody                     // a content log record's body
+	srcUnknown                  // the attributes of GenAI telemetry that are neither content keys nor metadata
 )
 
 // item is one piece of content and, after run, what became of it.
@@ -77,6 +79,8 @@ type item struct {
 	exact bool // srcAttrs: the key alone, without indexed forms
 	kind  string
 	scope string // the instrumentation scope, for conventions.Lift
+	// unknown selects the attributes of a srcUnknown item.
+	unknown func(string) bool
 
 	size   int64
 	status string
@@ -95,6 +99,8 @@ type resourceInfo struct {
 	tenant    string
 	tenantErr bool
 	capture   bool
+	// metadata are the configured metadata keys beyond the contract's.
+	metadata map[string]bool
 }
 
 // resource decides tenant and capture once per resource. The tenant rule is
@@ -110,6 +116,7 @@ func (p *contentRef) resource(res pcommon.Resource) *resourceInfo {
 		tenant:    tenant,
 		tenantErr: contentstore.ValidateTenant(tenant) != nil,
 		capture:   p.cfg.captures(tenant, service),
+		metadata:  p.cfg.metadataKeys(tenant, service),
 	}
 }
 
@@ -123,6 +130,8 @@ type batch struct {
 	records []*record
 	cur     *record
 	pending record
+	// unknown counts, per family, the attributes treated as unknown.
+	unknown map[string]int64
 }
 
 // begin starts a span or log record; its record is created with its first
@@ -178,6 +187,33 @@ func (b *batch) collectEvent(attrs pcommon.Map, kind string) {
 	}
 }
 
+// collectUnknown handles the attributes of GenAI telemetry that are
+// neither content keys nor metadata (nor, on a content event, its payload,
+// which collectEvent took): stored together as one item, or dropped. It
+// returns how many there were.
+func (p *contentRef) collectUnknown(b *batch, attrs pcommon.Map, family string, contentEvent bool) int64 {
+	// The names are taken now: by the time the item is applied, references
+	// and lifted metadata of other items sit next to them.
+	var names []string
+	extra := b.pending.res.metadata
+	for k := range attrs.All() {
+		if !conventions.IsContent(k) && !conventions.IsMetadata(k) && !extra[k] && (!contentEvent || keptEventAttr(k)) {
+			names = append(names, k)
+		}
+	}
+	if len(names) == 0 {
+		return 0
+	}
+	b.unknown[family] += int64(len(names))
+	unknown := func(k string) bool { return slices.Contains(names, k) }
+	if p.cfg.UnknownKeys == UnknownDrop {
+		attrs.RemoveIf(func(k string, _ pcommon.Value) bool { return unknown(k) })
+	} else {
+		b.add(&item{attrs: attrs, src: srcUnknown, kind: conventions.UnknownKind, unknown: unknown})
+	}
+	return int64(len(names))
+}
+
 func eventName(lr plog.LogRecord) string {
 	if n := lr.EventName(); n != "" {
 		return n
@@ -189,7 +225,7 @@ func eventName(lr plog.LogRecord) string {
 }
 
 func (p *contentRef) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
-	b := &batch{signal: signalTraces}
+	b := &batch{signal: signalTraces, unknown: map[string]int64{}}
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
@@ -205,14 +241,26 @@ func (p *contentRef) processTraces(ctx context.Context, td ptrace.Traces) (ptrac
 				b.planted += removePlanted(span.Attributes())
 				b.begin(span.Attributes(), res)
 				b.collectAttrs(span.Attributes())
+				family, genAI := p.cfg.denies(conventions.GenAIFamily(b.scope, span.Attributes()))
+				var unknown int64
+				if genAI {
+					unknown += p.collectUnknown(b, span.Attributes(), family, false)
+				}
 				events := span.Events()
 				for e := 0; e < events.Len(); e++ {
 					ev := events.At(e)
 					b.planted += removePlanted(ev.Attributes())
 					b.collectAttrs(ev.Attributes())
-					if kind, ok := conventions.ContentEvents[ev.Name()]; ok {
+					kind, contentEvent := conventions.ContentEvents[ev.Name()]
+					if contentEvent {
 						b.collectEvent(ev.Attributes(), kind)
 					}
+					if genAI {
+						unknown += p.collectUnknown(b, ev.Attributes(), family, contentEvent)
+					}
+				}
+				if unknown > 0 {
+					span.Attributes().PutInt(conventions.UnknownKeys, unknown)
 				}
 			}
 		}
@@ -222,7 +270,7 @@ func (p *contentRef) processTraces(ctx context.Context, td ptrace.Traces) (ptrac
 }
 
 func (p *contentRef) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
-	b := &batch{signal: signalLogs}
+	b := &batch{signal: signalLogs, unknown: map[string]int64{}}
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
 		rl := rls.At(i)
@@ -238,11 +286,26 @@ func (p *contentRef) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, 
 				b.planted += removePlanted(lr.Attributes())
 				b.begin(lr.Attributes(), res)
 				b.collectAttrs(lr.Attributes())
-				if kind, ok := conventions.ContentEvents[eventName(lr)]; ok {
+				name := eventName(lr)
+				kind, contentEvent := conventions.ContentEvents[name]
+				if contentEvent {
 					b.collectEvent(lr.Attributes(), kind)
-					if lr.Body().Type() != pcommon.ValueTypeEmpty {
-						b.add(&item{attrs: lr.Attributes(), body: lr.Body(), src: srcBody, kind: kind})
+				}
+				family, genAI := conventions.GenAIFamily(b.scope, lr.Attributes())
+				if !genAI && conventions.IsGenAIEvent(name) {
+					family, genAI = conventions.GenAI.Name, true
+				}
+				family, genAI = p.cfg.denies(family, genAI)
+				if genAI {
+					if !contentEvent {
+						kind = conventions.UnknownKind
 					}
+					if n := p.collectUnknown(b, lr.Attributes(), family, contentEvent); n > 0 {
+						lr.Attributes().PutInt(conventions.UnknownKeys, n)
+					}
+				}
+				if (contentEvent || genAI) && lr.Body().Type() != pcommon.ValueTypeEmpty {
+					b.add(&item{attrs: lr.Attributes(), body: lr.Body(), src: srcBody, kind: kind})
 				}
 			}
 		}
@@ -255,6 +318,7 @@ func (p *contentRef) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, 
 // writing it), then moves the content out and the references in.
 func (p *contentRef) run(ctx context.Context, b *batch) {
 	p.tel.countPlanted(ctx, b.signal, b.planted)
+	p.tel.countUnknown(ctx, b.signal, b.unknown)
 	if len(b.items) == 0 {
 		return
 	}
@@ -290,6 +354,8 @@ func (it *item) content(limit int64) ([]byte, int64, bool) {
 		return valueContent(it.body, limit)
 	case srcEventAttrs:
 		return attrsContent(it.attrs, func(k string) bool { return !keptEventAttr(k) }, limit)
+	case srcUnknown:
+		return attrsContent(it.attrs, it.unknown, limit)
 	}
 	if it.exact {
 		v, _ := it.attrs.Get(conventions.ContentKeys[it.key].Name)
@@ -366,6 +432,9 @@ func (it *item) apply() {
 	case srcBody:
 		name, refKey = "body", AttrBodyRef
 		pcommon.NewValueEmpty().CopyTo(it.body)
+	case srcUnknown:
+		name, refKey = conventions.UnknownKind, conventions.UnknownRef
+		it.attrs.RemoveIf(func(k string, _ pcommon.Value) bool { return it.unknown(k) })
 	}
 	if it.ref != "" {
 		it.attrs.PutStr(refKey, it.ref)

@@ -777,7 +777,15 @@ func TestMetricsHaveFixedLabels(t *testing.T) {
 			for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
 				sig, _ := dp.Attributes.Value("signal")
 				st, _ := dp.Attributes.Value("status")
-				if dp.Attributes.Len() != 2 || severity(st.AsString()) < 0 || sig.AsString() != "traces" {
+				if m.Name == metricUnknown {
+					st, _ = dp.Attributes.Value("family")
+					if !knownFamily(st.AsString()) {
+						t.Errorf("%s has family %v", m.Name, st)
+					}
+				} else if severity(st.AsString()) < 0 {
+					t.Errorf("%s has status %v", m.Name, st)
+				}
+				if dp.Attributes.Len() != 2 || sig.AsString() != "traces" {
 					t.Errorf("%s has labels %v", m.Name, dp.Attributes)
 				}
 				got[m.Name+"/"+st.AsString()] += dp.Value
@@ -794,6 +802,15 @@ func TestMetricsHaveFixedLabels(t *testing.T) {
 	if got[metricItems+"/stored"] != int64(items-3) || got[metricRecords+"/stored"] != int64(len(want)) || got[metricBytes+"/stored"] <= 0 {
 		t.Fatalf("metrics %v (items %d, records %d)", got, items, len(want))
 	}
+}
+
+func knownFamily(name string) bool {
+	for _, f := range append(conventions.Families, conventions.GenAI) {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func TestSummarize(t *testing.T) {
