@@ -116,10 +116,10 @@ var Families = []Family{
 			"chain": "", "agent": "", "tool": "", "retriever": "", "reranker": "", "guardrail": "", "evaluator": "", "prompt": "",
 		},
 		Columns: map[Column][]Key{
-			ColProvider:         keys("llm.provider", "llm.system"),
-			ColRequestModel:     {{Name: InvocationParameters, Field: "model"}, k("embedding.model_name"), k("llm.model_name")},
-			ColResponseModel:    {{Name: OutputValue, Field: "model"}, k("embedding.model_name"), {Name: "llm.model_name", NotStreamed: true}},
-			ColResponseID:       {{Name: OutputValue, Field: "id"}},
+			ColProvider:      keys("llm.provider", "llm.system"),
+			ColRequestModel:  {{Name: InvocationParameters, Field: "model"}, k("embedding.model_name"), k("llm.model_name")},
+			ColResponseModel: {{Name: OutputValue, Field: "model"}, k("embedding.model_name"), {Name: "llm.model_name", NotStreamed: true}},
+			ColResponseID:    {{Name: OutputValue, Field: "id"}},
 			// A Responses API answer has no finish reason; its status
 			// (completed, incomplete, failed) is the closest, and is what
 			// the ledger records for Responses calls of other families.

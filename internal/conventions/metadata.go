@@ -53,6 +53,9 @@ var MetadataKeys = []string{
 	"mlflow.spanType", "mlflow.chat.tokenUsage", "mlflow.traceRequestId", "mlflow.spanFunctionName",
 	"gcp.vertex.agent.invocation_id", "gcp.vertex.agent.session_id", "gcp.vertex.agent.event_id",
 	"spring.ai.kind",
+	// Retrieved documents' source, IDs, versions and scores
+	// (IsMetadataValue judges the entries).
+	DataSourceID, RetrievalDocuments,
 	// Structural fields of GenAI events and of exceptions (not their
 	// messages, which may quote the input).
 	"exception.type", "thread.id", "thread.name",

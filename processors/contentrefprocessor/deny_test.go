@@ -464,3 +464,32 @@ func TestInvocationParametersSplit(t *testing.T) {
 		}
 	}
 }
+
+// Retrieved documents' IDs, scores and versions stay on the span (the
+// ledger's evidence of which documents were used); entries that carry
+// anything else, such as the documents' text, move to the store whole.
+func TestRetrievedDocumentsSplit(t *testing.T) {
+	h, st := storeExt(t, dirStoreConfig(t, contentstore.Limits{}))
+	hs := newHarness(t, defaultConfig(), h)
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("tenant.id", "acme")
+	ids := `[{"id":"kb-1","score":0.9,"version":"3"}]`
+	plain := newSpan(rs, "retrieval plain")
+	plain.Attributes().PutStr(conventions.OperationName, "retrieval")
+	plain.Attributes().PutStr(conventions.RetrievalDocuments, ids)
+	withText := newSpan(rs, "retrieval text")
+	withText.Attributes().PutStr(conventions.OperationName, "retrieval")
+	withText.Attributes().PutStr(conventions.RetrievalDocuments, fmt.Sprintf(`[{"id":"kb-1","content":%q}]`, canary(1)))
+	out := hs.consumeTraces(t, td)
+	if bytes.Contains(marshalTraces(t, out), []byte(canary(1))) {
+		t.Error("a retrieved document's text left the processor")
+	}
+	spans := spansByName(out)
+	if v, _ := spans["retrieval plain"].Attributes().Get(conventions.RetrievalDocuments); v.Str() != ids {
+		t.Errorf("document IDs not kept: %v", spans["retrieval plain"].Attributes().AsRaw())
+	}
+	if got := fetch(t, st, refs(spans["retrieval text"].Attributes())); !strings.Contains(got, canary(1)) {
+		t.Error("the document's text is not in the store")
+	}
+}

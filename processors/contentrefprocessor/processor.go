@@ -196,8 +196,8 @@ func (p *contentRef) collectUnknown(b *batch, attrs pcommon.Map, family string, 
 	// and lifted metadata of other items sit next to them.
 	var names []string
 	extra := b.pending.res.metadata
-	for k := range attrs.All() {
-		if !conventions.IsContent(k) && !conventions.IsMetadata(k) && !extra[k] && (!contentEvent || keptEventAttr(k)) {
+	for k, v := range attrs.All() {
+		if !conventions.IsContent(k) && !conventions.IsMetadataValue(k, v) && !extra[k] && (!contentEvent || keptEventAttr(k)) {
 			names = append(names, k)
 		}
 	}

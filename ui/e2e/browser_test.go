@@ -311,11 +311,14 @@ func TestEvidenceUIInChromium(t *testing.T) {
 	p.shot("reveal")
 
 	p.visit("/complaints/" + plain)
+	// The trace's other spans hold more content (the retrieval's query);
+	// the tool call's arguments are the item of kind tool.call.arguments.
+	const toolItem = `[data-testid="span-content"] [data-content-field$="tool.call.arguments"] `
 	p.do("reveal the tool call's arguments",
-		chromedp.Click(chromedp.CSS(`[data-testid="span-content"] [data-testid="reveal-button"]`)),
-		chromedp.SendKeys(chromedp.CSS(`[data-testid="span-content"] [data-testid="reveal-reason"]`), "ticket 4712: which account did the tool look up"),
-		chromedp.Click(chromedp.CSS(`[data-testid="span-content"] [data-testid="reveal-submit"]`)))
-	if got := p.text(chromedp.CSS(`[data-testid="span-content"] [data-testid="reveal-content"]`)); !strings.Contains(got, toolCanary) {
+		chromedp.Click(chromedp.CSS(toolItem+`[data-testid="reveal-button"]`)),
+		chromedp.SendKeys(chromedp.CSS(toolItem+`[data-testid="reveal-reason"]`), "ticket 4712: which account did the tool look up"),
+		chromedp.Click(chromedp.CSS(toolItem+`[data-testid="reveal-submit"]`)))
+	if got := p.text(chromedp.CSS(toolItem + `[data-testid="reveal-content"]`)); !strings.Contains(got, toolCanary) {
 		t.Errorf("revealed tool arguments: %q", got)
 	}
 
