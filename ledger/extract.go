@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -471,12 +472,16 @@ func (x *Extractor) usage(r *conventions.Reading, c *Call, is *issues) {
 // of its own and cannot join another call in provider_calls (which groups
 // within a trace), while an identical resend still deduplicates.
 func spanDigest(res pcommon.Resource, span ptrace.Span) (traceID, spanID string) {
-	td := ptrace.NewTraces()
-	rs := td.ResourceSpans().AppendEmpty()
-	res.CopyTo(rs.Resource())
-	span.CopyTo(rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty())
-	b, _ := (&ptrace.ProtoMarshaler{}).MarshalTraces(td) // marshalling pdata in memory cannot fail
-	sum := sha256.Sum256(b)
+	// fmt prints maps in key order, so the digest does not depend on the
+	// order a sender happened to put the attributes in.
+	events := make([]any, 0, span.Events().Len())
+	for _, e := range span.Events().All() {
+		events = append(events, []any{e.Name(), e.Timestamp(), e.Attributes().AsRaw()})
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%v", []any{res.Attributes().AsRaw(), span.Name(), span.Kind(), span.StartTimestamp(), span.EndTimestamp(),
+		span.ParentSpanID(), span.Attributes().AsRaw(), events, span.Status().Code(), span.Status().Message()})
+	sum := h.Sum(nil)
 	return hex.EncodeToString(sum[:16]), hex.EncodeToString(sum[16:24])
 }
 
