@@ -192,6 +192,12 @@ func (c *ingestCollector) storedTenants(t *testing.T) map[string]string {
 // tenantCounts reads docket_tenant_records from the collector's metrics,
 // by "outcome/tenant".
 func (c *ingestCollector) tenantCounts(t *testing.T) map[string]int {
+	return c.counter(t, "docket_tenant_records", "outcome", "tenant")
+}
+
+// counter reads a counter from the collector's metrics, summed by the
+// values of labels joined with "/"; points that are 0 are left out.
+func (c *ingestCollector) counter(t *testing.T, name string, labels ...string) map[string]int {
 	t.Helper()
 	resp, err := http.Get(c.metricsURL)
 	if err != nil {
@@ -200,15 +206,22 @@ func (c *ingestCollector) tenantCounts(t *testing.T) map[string]int {
 	defer resp.Body.Close()
 	text, _ := io.ReadAll(resp.Body)
 	out := map[string]int{}
-	line := regexp.MustCompile(`(?m)^docket_tenant_records(?:_total)?\{([^}]*)\} (\S+)$`)
+	line := regexp.MustCompile(`(?m)^` + name + `(?:_total)?\{([^}]*)\} (\S+)$`)
 	label := regexp.MustCompile(`(\w+)="([^"]*)"`)
 	for _, m := range line.FindAllStringSubmatch(string(text), -1) {
-		labels := map[string]string{}
+		got := map[string]string{}
 		for _, l := range label.FindAllStringSubmatch(m[1], -1) {
-			labels[l[1]] = l[2]
+			got[l[1]] = l[2]
 		}
 		n, _ := strconv.ParseFloat(m[2], 64)
-		out[labels["outcome"]+"/"+labels["tenant"]] += int(n)
+		if n == 0 {
+			continue
+		}
+		key := make([]string, len(labels))
+		for i, l := range labels {
+			key[i] = got[l]
+		}
+		out[strings.Join(key, "/")] += int(n)
 	}
 	return out
 }

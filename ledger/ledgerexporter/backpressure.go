@@ -16,6 +16,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/docketlabs/docket/completeness"
 )
 
 // guardedTraces answers a call the queue cannot take at once, before
@@ -31,6 +33,9 @@ type guardedTraces struct {
 	storageID  *component.ID
 	retryAfter time.Duration
 	refused    metric.Int64Counter
+	account    *completeness.Account
+	// tenantOf counts a refused request's spans per tenant.
+	tenantOf func(ptrace.Traces) map[string]int64
 }
 
 var (
@@ -46,17 +51,25 @@ func (g *guardedTraces) Start(ctx context.Context, host component.Host) error {
 func (g *guardedTraces) ConsumeTraces(ctx context.Context, td ptrace.Traces) error {
 	if err := g.guard.refusal(ctx); err != nil {
 		g.refused.Add(ctx, int64(td.SpanCount()), reasonStorageFull)
+		g.account.AddAll(g.tenantOf(td), completeness.RefusedRetry)
 		return g.backpressure(codes.Unavailable, err)
 	}
+	ctx, t := withTally(ctx)
 	err := g.Traces.ConsumeTraces(ctx, td)
 	switch {
-	case err == nil || consumererror.IsPermanent(err):
+	case err == nil:
+		t.record(g.account, completeness.Received, completeness.Flagged)
+		return nil
+	case consumererror.IsPermanent(err):
+		t.record(g.account, completeness.RefusedInvalid)
 		return err
 	case errors.Is(err, exporterhelper.ErrQueueIsFull):
 		g.refused.Add(ctx, int64(td.SpanCount()), reasonQueueFull)
+		g.account.AddAll(g.tenantOf(td), completeness.RefusedRetry)
 		return g.backpressure(codes.ResourceExhausted, err)
 	default:
 		g.refused.Add(ctx, int64(td.SpanCount()), reasonStorage)
+		g.account.AddAll(g.tenantOf(td), completeness.RefusedRetry)
 		return g.backpressure(codes.Unavailable, err)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
+	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/backend"
@@ -38,15 +39,20 @@ type ledgerExporter struct {
 	outage                    *outageLog
 	guard                     *queueGuard
 	health                    health
+	// account is where the exporter counts, per tenant, the calls it took
+	// in, refused and wrote.
+	account    *completeness.Account
+	registered bool
 }
 
 func newLedgerExporter(cfg *Config, set exporter.Settings) *ledgerExporter {
 	return &ledgerExporter{
-		cfg:    cfg,
-		logger: set.Logger,
-		meter:  set.MeterProvider.Meter("github.com/docketlabs/docket/ledger/ledgerexporter"),
-		outage: &outageLog{logger: set.Logger, interval: 30 * time.Second},
-		guard:  &queueGuard{logger: set.Logger, reserveChunks: cfg.Backpressure.DiskReserveMiB << 20 / reserveChunkSize, retryEvery: cfg.Backpressure.RetryAfter},
+		cfg:     cfg,
+		logger:  set.Logger,
+		meter:   set.MeterProvider.Meter("github.com/docketlabs/docket/ledger/ledgerexporter"),
+		outage:  &outageLog{logger: set.Logger, interval: 30 * time.Second},
+		guard:   &queueGuard{logger: set.Logger, reserveChunks: cfg.Backpressure.DiskReserveMiB << 20 / reserveChunkSize, retryEvery: cfg.Backpressure.RetryAfter},
+		account: completeness.Process,
 	}
 }
 
@@ -85,6 +91,10 @@ func (e *ledgerExporter) start(ctx context.Context, host component.Host) error {
 	if err := e.health.register(e.meter); err != nil {
 		return err
 	}
+	if err := e.account.Register(e.meter); err != nil {
+		return err
+	}
+	e.registered = true
 	e.health.start(host)
 	_, err = e.openStore(ctx)
 	e.health.set(err)
@@ -131,6 +141,12 @@ func (e *ledgerExporter) openStore(ctx context.Context) (*ledger.Store, error) {
 }
 
 func (e *ledgerExporter) shutdown(context.Context) error {
+	if e.registered {
+		e.registered = false
+		if err := e.account.Unregister(); err != nil {
+			e.logger.Warn("ledger: completeness metric", zap.Error(err))
+		}
+	}
 	e.storeMu.Lock()
 	defer e.storeMu.Unlock()
 	if e.store != nil {
@@ -147,6 +163,7 @@ func (e *ledgerExporter) convert(ctx context.Context, td ptrace.Traces) (xexport
 	r := &rows{}
 	var seg segment
 	var call ledger.Call
+	t := tallyFrom(ctx)
 	for i := 0; i < td.ResourceSpans().Len(); i++ {
 		rs := td.ResourceSpans().At(i)
 		for j := 0; j < rs.ScopeSpans().Len(); j++ {
@@ -168,7 +185,12 @@ func (e *ledgerExporter) convert(ctx context.Context, td ptrace.Traces) (xexport
 					// Only an impossible cost value gets here; refusing
 					// the batch makes the sender see it, loudly.
 					e.fail(ctx, err)
+					t.add(call.Tenant, completeness.RefusedInvalid)
 					return nil, consumererror.NewPermanent(fmt.Errorf("ledger: encode call %s: %w", call.SpanID, err))
+				}
+				t.add(call.Tenant, completeness.Received)
+				if len(call.AttributeIssues) > 0 {
+					t.add(call.Tenant, completeness.Flagged)
 				}
 				seg.ends = append(seg.ends, len(seg.calls))
 				seg.keys = append(seg.keys, ledger.CallKey(&call))
@@ -230,6 +252,7 @@ func (e *ledgerExporter) push(ctx context.Context, req xexporterhelper.Request) 
 	e.health.set(nil)
 	e.calls.Add(ctx, int64(n))
 	e.evidence.Add(ctx, int64(len(r.evidence)))
+	e.account.AddAll(r.tenants(), completeness.Written)
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.opentelemetry.io/collector/exporter/exporterhelper/xexporterhelper"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/docketlabs/docket/internal/conventions"
@@ -74,7 +75,8 @@ func createTraces(ctx context.Context, set exporter.Settings, cfg component.Conf
 	if err != nil {
 		return nil, err
 	}
-	g := &guardedTraces{Traces: traces, guard: exp.guard, retryAfter: c.Backpressure.RetryAfter}
+	g := &guardedTraces{Traces: traces, guard: exp.guard, retryAfter: c.Backpressure.RetryAfter, account: exp.account,
+		tenantOf: func(td ptrace.Traces) map[string]int64 { return spansByTenant(td, c.TenantAttribute, c.DefaultTenant) }}
 	if c.QueueConfig.HasValue() {
 		g.storageID = c.QueueConfig.Get().StorageID
 	}

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/processors/tenantprocessor/internal/metadata"
 )
 
@@ -32,7 +33,11 @@ const (
 	outcomeSenderAttribute = "sender_attribute" // trusted the sender's attribute (loopback dev)
 )
 
-type telemetry struct{ records metric.Int64Counter }
+type telemetry struct {
+	records metric.Int64Counter
+	// account is where refused spans are counted beside the ledger's.
+	account *completeness.Account
+}
 
 func newTelemetry(set component.TelemetrySettings) (*telemetry, error) {
 	c, err := set.MeterProvider.Meter(metadata.ScopeName).Int64Counter(metricRecords,
@@ -41,7 +46,7 @@ func newTelemetry(set component.TelemetrySettings) (*telemetry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tenant: create metrics: %w", err)
 	}
-	return &telemetry{records: c}, nil
+	return &telemetry{records: c, account: completeness.Process}, nil
 }
 
 func (t *telemetry) add(ctx context.Context, sig signal, outcome, tenant string, n int64) {
@@ -50,4 +55,7 @@ func (t *telemetry) add(ctx context.Context, sig signal, outcome, tenant string,
 	}
 	t.records.Add(ctx, n, metric.WithAttributeSet(attribute.NewSet(
 		attribute.String("signal", string(sig)), attribute.String("outcome", outcome), attribute.String("tenant", tenant))))
+	if sig == signalTraces && (outcome == outcomeRefused || outcome == outcomeUnauthenticated) {
+		t.account.Add(tenant, completeness.RefusedAuth, n)
+	}
 }

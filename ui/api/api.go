@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
@@ -37,6 +38,9 @@ type Deps struct {
 	// shows; nil when none runs in this process.
 	Runner *lifecycle.Runner
 	Auth   *auth.Authenticator
+	// Account is the completeness account of the collector this UI runs
+	// in; nil when it runs on its own.
+	Account *completeness.Account
 	// ExportDir is where bundles made from the UI are written.
 	ExportDir string
 	Logger    *slog.Logger
@@ -87,6 +91,7 @@ func (a *api) routes(mux *http.ServeMux) {
 	mux.Handle("GET /api/v1/latency", a.allowed(access.RoleViewer, a.latency))
 	mux.Handle("GET /api/v1/ledger/stats", a.allowed(access.RoleViewer, a.stats))
 	mux.Handle("GET /api/v1/reconcile", a.allowed(access.RoleViewer, a.reconcileReport))
+	mux.Handle("GET /api/v1/completeness", a.allowed(access.RoleViewer, a.completenessReport))
 	mux.Handle("POST /api/v1/usage/imports", a.allowed(access.RoleAdmin, a.importUsage))
 
 	mux.Handle("POST /api/v1/exports", a.allowedStream(access.RoleAuditor, a.createExport))

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/extension"
 
+	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/backend"
@@ -85,7 +86,8 @@ func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
 	// The UI starts without its ledger and says so (ledgerstate.go).
 	u.ledger = u.openLedger(ctx, host, logger)
 	store := u.ledger.Store()
-	deps := api.Deps{Ledger: store, LedgerState: u.ledger.State, Content: content, Auth: authn, ExportDir: u.cfg.ExportDirectory, Logger: logger}
+	deps := api.Deps{Ledger: store, LedgerState: u.ledger.State, Content: content, Auth: authn, ExportDir: u.cfg.ExportDirectory, Logger: logger,
+		Account: completeness.Process}
 	if content != nil {
 		if deps.Lifecycle, err = lifecycle.New(store, content, lifecycle.Options{Policy: u.cfg.Retention, Logger: logger}); err != nil {
 			store.Engine().Close()

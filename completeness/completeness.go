@@ -1,0 +1,231 @@
+// Package completeness is the one place that says, per tenant, where LLM
+// calls went between the application and the ledger: refused at the door
+// (and why), taken in, flagged, written. The components of one collector
+// record into the process's Account as spans pass them; the UI of the same
+// process shows it beside what the ledger holds (Ledger) and the provider's
+// own count (package reconcile), and the metric docket_completeness_spans
+// exports it, labelled by tenant and stage only.
+//
+// Reading the account: received − written is what the ledger exporter's
+// queue still holds, or lost; refusals with a retry delay stay with their
+// sender; calls the provider answered and no stage counted were lost before
+// the collector (the application's SDK), which only reconciliation shows.
+package completeness
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+)
+
+// Stage is where the account counted a span.
+type Stage string
+
+// The stages, in the order spans pass them.
+const (
+	// RefusedAuth: spans of requests the tenant processor refused, for no
+	// usable identity (tenant "") or for naming another tenant. Lost unless
+	// the sender fixes its credentials.
+	RefusedAuth Stage = "refused_auth"
+	// RefusedRetry: spans refused with a retry delay because the ledger's
+	// queue or its disk was full. The sender keeps and resends them.
+	RefusedRetry Stage = "refused_retry"
+	// RefusedInvalid: LLM call spans the ledger exporter refused because
+	// no row could be made of them; the sender got the error.
+	RefusedInvalid Stage = "refused_invalid"
+	// Received: LLM call spans the ledger exporter took in and queued.
+	Received Stage = "received"
+	// Flagged: received call spans with a value the contract rejected
+	// (stored as NULL, named in attribute_issues).
+	Flagged Stage = "flagged"
+	// Written: call rows the ledger accepted. A batch retried after a
+	// failed write counts once, when it is written.
+	Written Stage = "written"
+)
+
+// Stages lists every stage in order.
+var Stages = []Stage{RefusedAuth, RefusedRetry, RefusedInvalid, Received, Flagged, Written}
+
+// MetricName is the account's metric: a monotonic count per tenant and
+// stage since the process started.
+const MetricName = "docket_completeness_spans"
+
+// MaxTenants bounds the tenants one account keeps apart. Where senders name
+// their tenant (the loopback dev shape), a sender inventing names would
+// otherwise grow it without bound; the rest are counted under Overflow.
+const MaxTenants = 1024
+
+// Overflow is the tenant under which tenants beyond MaxTenants are counted.
+const Overflow = "_other"
+
+// Account counts spans per tenant and stage.
+type Account struct {
+	since time.Time
+	mu    sync.RWMutex
+	byTen map[string]*counts
+	reg   struct {
+		sync.Mutex
+		n   int
+		reg metric.Registration
+	}
+}
+
+// counts holds a tenant's count of each stage, at the stage's index in
+// Stages.
+type counts [numStages]atomic.Int64
+
+const numStages = 6
+
+func init() {
+	if len(Stages) != numStages {
+		panic("completeness: numStages is not len(Stages)")
+	}
+}
+
+// NewAccount returns an empty account.
+func NewAccount() *Account {
+	return &Account{since: time.Now().UTC(), byTen: map[string]*counts{}}
+}
+
+// Process is the account of this process, shared by its components.
+var Process = NewAccount()
+
+// Add counts n spans of tenant at stage.
+func (a *Account) Add(tenant string, s Stage, n int64) {
+	if n == 0 {
+		return
+	}
+	i := slices.Index(Stages, s)
+	if i < 0 {
+		panic(fmt.Sprintf("completeness: unknown stage %q", s))
+	}
+	a.tenant(tenant)[i].Add(n)
+}
+
+// AddAll counts the spans of several tenants at stage.
+func (a *Account) AddAll(byTenant map[string]int64, s Stage) {
+	for t, n := range byTenant {
+		a.Add(t, s, n)
+	}
+}
+
+func (a *Account) tenant(t string) *counts {
+	a.mu.RLock()
+	c := a.byTen[t]
+	a.mu.RUnlock()
+	if c != nil {
+		return c
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if c = a.byTen[t]; c != nil {
+		return c
+	}
+	if len(a.byTen) >= MaxTenants {
+		t = Overflow
+		if c = a.byTen[t]; c != nil {
+			return c
+		}
+	}
+	c = new(counts)
+	a.byTen[t] = c
+	return c
+}
+
+// Tenant is one tenant's counts.
+type Tenant struct {
+	Tenant string          `json:"tenant"`
+	Counts map[Stage]int64 `json:"counts"`
+	// Pending is received − written: still in the ledger exporter's queue,
+	// or lost in it. Negative after a restart, when the queue writes what
+	// an earlier process received.
+	Pending int64 `json:"pending"`
+}
+
+// Snapshot is an account at one moment.
+type Snapshot struct {
+	// Since is when the account started counting (the process's start).
+	Since   time.Time `json:"since"`
+	Tenants []Tenant  `json:"tenants"`
+}
+
+// Snapshot returns the counts of the tenants for which keep says true (nil
+// keeps all), ordered by tenant.
+func (a *Account) Snapshot(keep func(tenant string) bool) Snapshot {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	s := Snapshot{Since: a.since, Tenants: []Tenant{}}
+	for t, c := range a.byTen {
+		if keep != nil && !keep(t) {
+			continue
+		}
+		m := make(map[Stage]int64, len(Stages))
+		for i, st := range Stages {
+			m[st] = c[i].Load()
+		}
+		s.Tenants = append(s.Tenants, Tenant{Tenant: t, Counts: m, Pending: m[Received] - m[Written]})
+	}
+	slices.SortFunc(s.Tenants, func(x, y Tenant) int {
+		switch {
+		case x.Tenant < y.Tenant:
+			return -1
+		case x.Tenant > y.Tenant:
+			return 1
+		}
+		return 0
+	})
+	return s
+}
+
+// Register exports the account as MetricName through meter. Every
+// component that records calls it at start and Unregister at shutdown;
+// the first registers the metric, so a process exports it once.
+func (a *Account) Register(meter metric.Meter) error {
+	a.reg.Lock()
+	defer a.reg.Unlock()
+	if a.reg.n > 0 {
+		a.reg.n++
+		return nil
+	}
+	c, err := meter.Int64ObservableCounter(MetricName, metric.WithUnit("{span}"),
+		metric.WithDescription("Spans per tenant by where they went between the sender and the ledger (stage), since the process started"))
+	if err != nil {
+		return fmt.Errorf("completeness: create metric: %w", err)
+	}
+	reg, err := meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+		for _, t := range a.Snapshot(nil).Tenants {
+			for _, st := range Stages {
+				o.ObserveInt64(c, t.Counts[st], metric.WithAttributeSet(attribute.NewSet(
+					attribute.String("tenant", t.Tenant), attribute.String("stage", string(st)))))
+			}
+		}
+		return nil
+	}, c)
+	if err != nil {
+		return fmt.Errorf("completeness: register metric: %w", err)
+	}
+	a.reg.reg, a.reg.n = reg, 1
+	return nil
+}
+
+// Unregister undoes one Register; the last one removes the metric.
+func (a *Account) Unregister() error {
+	a.reg.Lock()
+	defer a.reg.Unlock()
+	if a.reg.n == 0 {
+		return nil
+	}
+	if a.reg.n--; a.reg.n > 0 {
+		return nil
+	}
+	if err := a.reg.reg.Unregister(); err != nil {
+		return fmt.Errorf("completeness: unregister metric: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,179 @@
+package completeness_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/docketlabs/docket/completeness"
+	"github.com/docketlabs/docket/internal/conventions"
+	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgertest"
+)
+
+var store *ledger.Store
+
+func TestMain(m *testing.M) { ledgertest.Main(m, &store) }
+
+func TestAccountCountsPerTenantAndStage(t *testing.T) {
+	a := completeness.NewAccount()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 1000 {
+				a.Add("acme", completeness.Received, 1)
+				a.Add("acme", completeness.Written, 1)
+			}
+			a.AddAll(map[string]int64{"globex": 3, "acme": 1}, completeness.Flagged)
+		})
+	}
+	wg.Wait()
+	a.Add("globex", completeness.Received, 5)
+	a.Add("globex", completeness.Written, 0)
+	s := a.Snapshot(nil)
+	if len(s.Tenants) != 2 || s.Tenants[0].Tenant != "acme" || s.Tenants[1].Tenant != "globex" {
+		t.Fatalf("tenants %+v", s.Tenants)
+	}
+	acme, globex := s.Tenants[0], s.Tenants[1]
+	if acme.Counts[completeness.Received] != 8000 || acme.Counts[completeness.Written] != 8000 || acme.Counts[completeness.Flagged] != 8 || acme.Pending != 0 {
+		t.Errorf("acme %+v", acme)
+	}
+	if globex.Counts[completeness.Received] != 5 || globex.Counts[completeness.Flagged] != 24 || globex.Pending != 5 {
+		t.Errorf("globex %+v", globex)
+	}
+	if got := a.Snapshot(func(t string) bool { return t == "globex" }).Tenants; len(got) != 1 || got[0].Tenant != "globex" {
+		t.Errorf("filtered snapshot %+v", got)
+	}
+}
+
+// TestAccountBoundsTenants: a sender inventing tenant names (where senders
+// name their tenant) cannot grow the account without bound.
+func TestAccountBoundsTenants(t *testing.T) {
+	a := completeness.NewAccount()
+	for i := range completeness.MaxTenants + 500 {
+		a.Add(fmt.Sprintf("t%05d", i), completeness.Received, 1)
+	}
+	s := a.Snapshot(nil)
+	if len(s.Tenants) != completeness.MaxTenants+1 {
+		t.Fatalf("%d tenants kept, want %d and %q", len(s.Tenants), completeness.MaxTenants, completeness.Overflow)
+	}
+	var total int64
+	for _, tn := range s.Tenants {
+		total += tn.Counts[completeness.Received]
+		if tn.Tenant == completeness.Overflow && tn.Counts[completeness.Received] != 500 {
+			t.Errorf("overflow counts %d, want 500", tn.Counts[completeness.Received])
+		}
+	}
+	if total != completeness.MaxTenants+500 {
+		t.Errorf("total %d: spans were lost from the account", total)
+	}
+}
+
+// TestMetricExportedOnceWithTenantAndStageOnly registers the account from
+// two components through the OpenTelemetry SDK and reads the metric.
+func TestMetricExportedOnceWithTenantAndStageOnly(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	a := completeness.NewAccount()
+	for _, name := range []string{"ledger", "ledger/2"} {
+		if err := a.Register(mp.Meter(name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.Add("acme", completeness.Received, 7)
+	a.Add("acme", completeness.RefusedRetry, 2)
+	points := func() map[string]int64 {
+		var rm metricdata.ResourceMetrics
+		if err := reader.Collect(context.Background(), &rm); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]int64{}
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				if m.Name != completeness.MetricName {
+					continue
+				}
+				for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+					if dp.Attributes.Len() != 2 {
+						t.Errorf("labels %v: want tenant and stage only", dp.Attributes.ToSlice())
+					}
+					tenant, _ := dp.Attributes.Value(attribute.Key("tenant"))
+					stage, _ := dp.Attributes.Value(attribute.Key("stage"))
+					out[tenant.AsString()+"/"+stage.AsString()] += dp.Value
+				}
+			}
+		}
+		return out
+	}
+	got := points()
+	if got["acme/received"] != 7 || got["acme/refused_retry"] != 2 || got["acme/written"] != 0 || len(got) != len(completeness.Stages) {
+		t.Errorf("metric points %v (each point once, every stage)", got)
+	}
+	if err := a.Unregister(); err != nil {
+		t.Fatal(err)
+	}
+	if got := points(); got["acme/received"] != 7 {
+		t.Errorf("after one of two components stopped: %v", got)
+	}
+	if err := a.Unregister(); err != nil {
+		t.Fatal(err)
+	}
+	if got := points(); len(got) != 0 {
+		t.Errorf("after both stopped: %v", got)
+	}
+}
+
+// TestLedgerSide stores calls on the real engine: one flagged, one sent
+// again with other content (a conflict), one of another tenant and one
+// received outside the range.
+func TestLedgerSide(t *testing.T) {
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	call := func(tenant, span string, received time.Time, issues ...string) ledger.Call {
+		in := int64(10)
+		return ledger.Call{Tenant: tenant, TraceID: "c0" + span + "00000000000000000000000000", SpanID: span + "000000000000",
+			ServiceName: "svc", SpanName: "chat", StartTime: received.Add(-time.Second), EndTime: received, Operation: "chat",
+			Provider: "openai", RequestModel: "gpt-4o-mini", Status: "ok", InputTokens: &in, AttributeIssues: issues, IngestedAt: received}
+	}
+	first := []ledger.Call{
+		call("cmp-acme", "0001", now), call("cmp-acme", "0002", now, conventions.IssueOutOfRange+":"+conventions.UsageInput),
+		call("cmp-acme", "0003", now), call("cmp-globex", "0004", now), call("cmp-acme", "0005", now.Add(-48*time.Hour)),
+	}
+	if err := store.InsertCalls(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	again := call("cmp-acme", "0003", now.Add(time.Second))
+	again.RequestModel = "gpt-4o"
+	if err := store.InsertCalls(ctx, []ledger.Call{again}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := completeness.Ledger(ctx, store, now.Add(-time.Hour), now.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]completeness.LedgerTenant{
+		"cmp-acme":   {Tenant: "cmp-acme", Spans: 3, Flagged: 1, Conflicts: 1},
+		"cmp-globex": {Tenant: "cmp-globex", Spans: 1},
+	}
+	seen := 0
+	for _, g := range got {
+		if w, ok := want[g.Tenant]; ok {
+			seen++
+			if g != w {
+				t.Errorf("got %+v, want %+v", g, w)
+			}
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("ledger side %+v lacks a tenant of %v", got, want)
+	}
+	if _, err := completeness.Ledger(ctx, store, now, now); err == nil {
+		t.Error("an empty range was accepted")
+	}
+}
