@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -84,6 +85,22 @@ func TestReconciliationPageInChromium(t *testing.T) {
 	}
 	if got := p.text(tid("usage-imports")); !strings.Contains(got, "openai-usage.csv (sha256 ") || !strings.Contains(got, "admin") {
 		t.Errorf("the import's provenance is not listed: %q", got)
+	}
+	// Where the tenant's calls went: every call span the collector
+	// received was written, and the ledger holds each once.
+	acct := fmt.Sprintf(`[data-testid="completeness-row"][data-tenant=%q]`, c.Tenant)
+	p.do("the completeness account", chromedp.WaitVisible(acct))
+	received := p.text(chromedp.CSS(acct + ` [data-field="received"]`))
+	if n, err := strconv.Atoi(received); err != nil || n < len(calls) {
+		t.Errorf("received shown as %q, want at least the %d calls", received, len(calls))
+	}
+	for _, f := range []string{"written", "ledger_spans"} {
+		if got := p.text(chromedp.CSS(acct + ` [data-field="` + f + `"]`)); got != received {
+			t.Errorf("%s shown as %q, received %q", f, got, received)
+		}
+	}
+	if got := p.text(chromedp.CSS(acct + ` [data-field="pending"]`)); got != "0" {
+		t.Errorf("in queue or lost shown as %q, want 0", got)
 	}
 	p.shot("reconcile")
 }

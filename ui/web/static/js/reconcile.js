@@ -36,3 +36,47 @@ export function tokens(sum, unknownCalls) {
 export function stateLabel(state) {
   return STATES[state] ? STATES[state][0] : String(state);
 }
+
+// COLLECTOR_STAGES: the collector's account per tenant (package
+// completeness), in the order spans pass them, with their column titles.
+export const COLLECTOR_STAGES = [
+  ['refused_auth', 'Refused: identity'],
+  ['refused_retry', 'Refused: retry later'],
+  ['refused_invalid', 'Refused: invalid'],
+  ['received', 'Received'],
+  ['flagged', 'Flagged'],
+  ['written', 'Written'],
+];
+
+// completenessRows joins, per tenant, the collector's account and the
+// ledger's side (GET /api/v1/completeness). A side that did not count a
+// tenant is null (shown "—"), never 0: without a collector in the UI's
+// process its counts are unknown.
+export function completenessRows(data) {
+  const byTenant = new Map();
+  const row = (tenant) => {
+    if (!byTenant.has(tenant)) {
+      byTenant.set(tenant, { tenant, collector: null, pending: null, ledger: null });
+    }
+    return byTenant.get(tenant);
+  };
+  const collector = data && data.collector;
+  for (const t of (collector && collector.tenants) || []) {
+    const r = row(t.tenant);
+    r.collector = t.counts || {};
+    r.pending = t.pending;
+  }
+  for (const l of (data && data.ledger) || []) {
+    row(l.tenant).ledger = l;
+  }
+  return [...byTenant.values()].sort((a, b) => (a.tenant < b.tenant ? -1 : a.tenant > b.tenant ? 1 : 0));
+}
+
+// pending is received − written: in the queue, or lost in it; negative
+// after a restart, when the queue wrote what an earlier process received.
+export function pending(n) {
+  if (n === null || n === undefined) {
+    return fmt.UNKNOWN_COST;
+  }
+  return n < 0 ? `${fmt.count(-n)} from before the restart` : fmt.count(n);
+}

@@ -16,18 +16,47 @@ export default function reconcile(ctx) {
     tolerance: ctx.query.get('tolerance') || '' };
   const box = h('div');
   const importsBox = h('div');
+  const accountBox = h('div');
   replace(ctx.main,
     pageHeader('Reconciliation'),
     h('p', { class: 'muted' }, 'Calls in the ledger against the usage the providers report, per UTC day. ',
       'A provider bills the whole organization, so every tenant\'s calls count.'),
     filterForm(params),
     section('Ledger against provider', { testid: 'reconcile' }, box),
+    section('Where each tenant\'s calls went', { testid: 'completeness' }, accountBox),
     section('Imported provider reports', { testid: 'usage-imports' }, importsBox,
       fmt.roleFor(ctx.session.grants, '*') === 'admin' ? uploadForm(ctx) : null));
   load(box, 'reconciliation', api.get(`/api/v1/reconcile${api.query(params)}`, ctx.signal), (data) => {
     replace(importsBox, imports(data.imports));
     return cells(data.report || {});
   });
+  load(accountBox, 'completeness', api.get('/api/v1/completeness', ctx.signal), account);
+}
+
+// account shows, per tenant, the collector's counts since it started and
+// what the ledger holds of the calls received since then.
+function account(data) {
+  const rows = rec.completenessRows(data);
+  const since = data.collector
+    ? ['Collector counts since it started, ', timeEl(data.collector.since), '; ledger rows received since then. ']
+    : ['This UI runs apart from the collector: its counts are in the metric docket_completeness_spans. Ledger rows of the last day. '];
+  const intro = h('p', { class: 'muted', testid: 'completeness-since' }, since,
+    'Calls the provider answered that no column counts were lost before Docket, in the application: the table above shows them.');
+  if (rows.length === 0) {
+    return [intro, empty('No calls in this range.', 'completeness-empty')];
+  }
+  const val = (side, key) => (side ? fmt.count(side[key] || 0) : fmt.UNKNOWN_COST);
+  const headers = ['Tenant', ...rec.COLLECTOR_STAGES.map(([, label]) => n(label)), n('In queue or lost'),
+    n('Ledger calls'), n('Ledger flagged'), n('Conflicts')];
+  return [intro, table({ testid: 'completeness-table' }, headers, rows.map((r) => h('tr', { testid: 'completeness-row', 'data-tenant': r.tenant },
+    td(r.tenant === '' ? '(no identity)' : r.tenant, { class: 'mono', field: 'tenant' }),
+    rec.COLLECTOR_STAGES.map(([stage]) => num(val(r.collector, stage), { field: stage })),
+    num(rec.pending(r.pending), { field: 'pending' }),
+    num(val(r.ledger, 'spans'), { field: 'ledger_spans' }),
+    num(val(r.ledger, 'flagged'), { field: 'ledger_flagged' }),
+    num(val(r.ledger, 'conflicts'), { field: 'ledger_conflicts' })))),
+  h('p', { class: 'muted' }, 'Refused to retry later: the sender keeps the spans and sends them again. ',
+    'Flagged: stored with a value the conventions reject left out. Conflicts: sent again with other content; the first stays.')];
 }
 
 function filterForm(params) {
