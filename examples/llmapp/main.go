@@ -123,7 +123,7 @@ func run() error {
 }
 
 func newTracerProvider(ctx context.Context, endpoint string, cfg exportConfig) (*tracing, error) {
-	exporter, err := otlptracegrpc.New(ctx, otlptracegrpc.WithEndpoint(endpoint), otlptracegrpc.WithInsecure())
+	exporter, err := otlptracegrpc.New(ctx, append(cfg.exporterOptions(), otlptracegrpc.WithEndpoint(endpoint), otlptracegrpc.WithInsecure())...)
 	if err != nil {
 		return nil, fmt.Errorf("otlp exporter: %w", err)
 	}
