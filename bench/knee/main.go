@@ -1,0 +1,198 @@
+// Command knee finds the ingest load knee of docket collector with content
+// on: the rate of LLM calls per second at which the p95 acknowledgement
+// latency of OTLP/gRPC requests passes 1 s. It starts the demo pipeline
+// (bench/appoverhead/collector.yaml: sqlsanitizer, contentref with the
+// directory content store, the ledger with its persistent queue) and sends
+// calls whose prompt and answer the content store takes, on a fixed
+// schedule, in steps of rising rate; each request is timed from when it was
+// due, so a stalled collector is not hidden by sending less.
+//
+//	go run ./bench/knee -rates 400,800,1200,1600,2000,2400,3200
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/docketlabs/docket/internal/conventions"
+)
+
+// kneeLatency is the acknowledgement latency whose p95 marks the knee.
+const kneeLatency = time.Second
+
+func main() {
+	rates := flag.String("rates", "400,800,1200,1600,2000,2400,3200", "calls per second of each step, rising")
+	step := flag.Duration("step", 8*time.Second, "length of one step")
+	batch := flag.Int("batch", 10, "call spans per OTLP request")
+	bin := flag.String("docket", "bin/docket", "docket binary")
+	flag.Parse()
+	var rs []int
+	for _, f := range strings.Split(*rates, ",") {
+		r, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || r < *batch {
+			slog.Error("bad -rates", "value", f)
+			os.Exit(2)
+		}
+		rs = append(rs, r)
+	}
+	if err := run(*bin, rs, *step, *batch); err != nil {
+		slog.Error("bench failed", "err", err)
+		os.Exit(1)
+	}
+}
+
+func run(bin string, rates []int, step time.Duration, batch int) error {
+	dir, err := os.MkdirTemp("", "knee-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	otlp, metrics := freePort(), freePort()
+	cmd := exec.Command(bin, "collector", "--config", "bench/appoverhead/collector.yaml")
+	cmd.Env = append(os.Environ(), "BENCH_DATA="+dir, "BENCH_OTLP_PORT="+otlp, "BENCH_METRICS_PORT="+metrics)
+	logf, err := os.Create(filepath.Join(dir, "collector.log"))
+	if err != nil {
+		return err
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
+	conn, err := grpc.NewClient("127.0.0.1:"+otlp, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	client := ptraceotlp.NewGRPCClient(conn)
+	if err := waitReady(client); err != nil {
+		return err
+	}
+	var seq atomic.Int64
+	fmt.Printf("batch %d calls per request, steps of %s, content on\n", batch, step)
+	knee := 0
+	for _, rate := range rates {
+		p50, p95, failed, sent := stepAt(client, &seq, rate, step, batch)
+		fmt.Printf("%5d calls/s  requests %d  failed %d  ack p50 %s  p95 %s\n", rate, sent, failed, p50.Round(time.Millisecond), p95.Round(time.Millisecond))
+		if p95 > kneeLatency || failed > 0 {
+			knee = rate
+			break
+		}
+	}
+	if knee == 0 {
+		fmt.Printf("p95 stayed under %s up to %d calls/s\n", kneeLatency, rates[len(rates)-1])
+	} else {
+		fmt.Printf("knee: p95 passes %s (or requests fail) at %d calls/s\n", kneeLatency, knee)
+	}
+	return nil
+}
+
+// stepAt sends rate calls per second for d and returns the latencies of
+// the acknowledged requests, from when each was due.
+func stepAt(client ptraceotlp.GRPCClient, seq *atomic.Int64, rate int, d time.Duration, batch int) (p50, p95 time.Duration, failed, sent int) {
+	perSec := float64(rate) / float64(batch)
+	n := int(d.Seconds() * perSec)
+	interval := time.Duration(float64(time.Second) / perSec)
+	lat := make([]time.Duration, n)
+	bad := make([]bool, n)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range n {
+		due := start.Add(time.Duration(i) * interval)
+		time.Sleep(time.Until(due))
+		td := calls(int(seq.Add(int64(batch)))-batch, batch)
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			_, err := client.Export(ctx, ptraceotlp.NewExportRequestFromTraces(td))
+			lat[i], bad[i] = time.Since(due), err != nil
+		})
+	}
+	wg.Wait()
+	var ok []time.Duration
+	for i := range n {
+		if bad[i] {
+			failed++
+		} else {
+			ok = append(ok, lat[i])
+		}
+	}
+	slices.Sort(ok)
+	if len(ok) > 0 {
+		p50, p95 = ok[len(ok)/2], ok[min(len(ok)-1, len(ok)*95/100)]
+	}
+	return p50, p95, failed, n
+}
+
+// calls are batch LLM call spans from first on, each with a distinct
+// prompt and answer for the content store.
+func calls(first, batch int) ptrace.Traces {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "knee")
+	spans := rs.ScopeSpans().AppendEmpty().Spans()
+	now := time.Now()
+	for i := first; i < first+batch; i++ {
+		s := spans.AppendEmpty()
+		var tid [16]byte
+		copy(tid[:], fmt.Sprintf("k%015x", i))
+		s.SetTraceID(pcommon.TraceID(tid))
+		s.SetSpanID(pcommon.SpanID{0xbb, byte(i >> 24), byte(i >> 16), byte(i >> 8), byte(i), 1, 2, 3})
+		s.SetStartTimestamp(pcommon.NewTimestampFromTime(now.Add(-time.Second)))
+		s.SetEndTimestamp(pcommon.NewTimestampFromTime(now))
+		s.SetName("chat gpt-4o-mini")
+		a := s.Attributes()
+		a.PutStr(conventions.OperationName, "chat")
+		a.PutStr(conventions.ProviderName, "openai")
+		a.PutStr(conventions.RequestModel, "gpt-4o-mini")
+		a.PutInt(conventions.UsageInput, 120)
+		a.PutInt(conventions.UsageOutput, 40)
+		a.PutStr(conventions.InputMessages, fmt.Sprintf(`[{"role":"user","parts":[{"type":"text","content":"Where is my order %d? It was due last week."}]}]`, i))
+		a.PutStr(conventions.OutputMessages, fmt.Sprintf(`[{"role":"assistant","parts":[{"type":"text","content":"Order %d ships tomorrow."}],"finish_reason":"stop"}]`, i))
+	}
+	return td
+}
+
+func waitReady(client ptraceotlp.GRPCClient) error {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, err := client.Export(ctx, ptraceotlp.NewExportRequestFromTraces(ptrace.NewTraces()))
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("collector not answering: %w", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func freePort() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
