@@ -80,6 +80,9 @@ type round struct {
 	sent, ok, failed int
 	p50, p99         time.Duration
 	peakRSSKiB       int64
+	// cpu is the app's CPU time (user + system) during the load, which
+	// other processes on the machine disturb far less than latency.
+	cpu time.Duration
 	// appLost is the app's own account of spans not exported at exit.
 	appLost int64
 	// rows is the ledger's calls after the round (outage round only).
@@ -122,8 +125,8 @@ func run(o options) error {
 			} else {
 				off = append(off, res)
 			}
-			fmt.Printf("tracing %-3s  sent %d  ok %d  failed %d  p50 %s  p99 %s  peak RSS %d KiB  app spans not exported %d\n",
-				onOff(tracing), res.sent, res.ok, res.failed, res.p50, res.p99, res.peakRSSKiB, res.appLost)
+			fmt.Printf("tracing %-3s  sent %d  ok %d  failed %d  p50 %s  p99 %s  app CPU %s  peak RSS %d KiB  app spans not exported %d\n",
+				onOff(tracing), res.sent, res.ok, res.failed, res.p50, res.p99, res.cpu, res.peakRSSKiB, res.appLost)
 		}
 	}
 	stop(col.cmd)
@@ -136,6 +139,8 @@ func run(o options) error {
 	fmt.Printf("\np99 with tracing on / off (medians of %d rounds at %d req/s): %s / %s = %.3f; per-round ratios %.3f (target ≤ 1.05)\n",
 		o.rounds, o.rate, onP99, offP99, float64(onP99)/float64(offP99), ratios)
 	fmt.Printf("p50 with tracing on / off: %s / %s\n", median(on, func(r round) time.Duration { return r.p50 }), median(off, func(r round) time.Duration { return r.p50 }))
+	onCPU, offCPU := median(on, func(r round) time.Duration { return r.cpu }), median(off, func(r round) time.Duration { return r.cpu })
+	fmt.Printf("app CPU per request with tracing on / off: %s / %s = %.3f\n", onCPU/time.Duration(on[0].sent), offCPU/time.Duration(off[0].sent), float64(onCPU)/float64(offCPU))
 	if !o.outage {
 		return nil
 	}
@@ -302,7 +307,9 @@ func appRound(o options, dir, provURL string, col *collector, tracing bool, tick
 	if err := waitTCP(addr, 30*time.Second); err != nil {
 		return round{}, err
 	}
+	cpu0 := procCPU(cmd.Process.Pid)
 	res := drive(o, "http://"+addr+"/ask", tick)
+	res.cpu = procCPU(cmd.Process.Pid) - cpu0
 	res.peakRSSKiB = peakRSS(cmd.Process.Pid)
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	_ = cmd.Wait()
@@ -360,6 +367,27 @@ func drive(o options, url string, tick func(time.Duration)) round {
 		res.p50, res.p99 = oks[len(oks)/2], oks[min(len(oks)-1, len(oks)*99/100)]
 	}
 	return res
+}
+
+// clockTicks is the kernel's USER_HZ, the unit of /proc/PID/stat times
+// (100 on every Linux architecture Go supports).
+const clockTicks = 100
+
+// procCPU is the process's user and system CPU time so far.
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name, which may hold spaces: state is
+	// field 3, utime 14 and stime 15.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+st) * time.Second / clockTicks
 }
 
 // peakRSS is the process's high-water resident memory.
