@@ -1,7 +1,9 @@
 -- The ledger's side of the completeness account, per tenant: call spans
 -- stored (deduplicated, the first write of each) and those stored with a
 -- flagged value, by when Docket received them ([from, to) on ingested_at,
--- the exporter's clock, so that they compare with the collector's counts);
+-- the exporter's clock, so that they compare with the collector's counts;
+-- the bounds are cast to the column's precision, since widening the column
+-- to the bounds' overflows on times past 2262);
 -- and call row versions refused as conflicts (sent again under a stored key
 -- with other content), by the stored row's start time.
 SELECT
@@ -13,7 +15,7 @@ FROM
 (
     SELECT tenant, count() AS spans, countIf(notEmpty(attribute_issues)) AS flagged, toUInt64(0) AS conflicts
     FROM llm_calls FINAL
-    WHERE ingested_at >= {from:DateTime64} AND ingested_at < {to:DateTime64}
+    WHERE ingested_at >= toDateTime64({from:DateTime64}, 3, 'UTC') AND ingested_at < toDateTime64({to:DateTime64}, 3, 'UTC')
     GROUP BY tenant
     UNION ALL
     SELECT tenant, toUInt64(0), toUInt64(0), count()

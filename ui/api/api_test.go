@@ -20,6 +20,7 @@ import (
 
 	"go.opentelemetry.io/collector/config/configoptional"
 
+	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
@@ -40,6 +41,8 @@ type fixture struct {
 	trace     string
 	inputRef  string
 	input     []byte
+	// account is the collector's completeness account the API serves.
+	account *completeness.Account
 }
 
 const password = "a long enough password"
@@ -92,7 +95,7 @@ func newFixtureOn(t *testing.T, clock func() time.Time, serve func(http.Handler)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{trace: randomTrace(), input: []byte(`[{"role":"user","parts":[{"type":"text","content":"<script>alert(1)</script> my order"}]}]`)}
+	f := &fixture{account: completeness.NewAccount(), trace: randomTrace(), input: []byte(`[{"role":"user","parts":[{"type":"text","content":"<script>alert(1)</script> my order"}]}]`)}
 	put, err := content.Put(ctx, "acme", "input", f.input)
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +120,7 @@ func newFixtureOn(t *testing.T, clock func() time.Time, serve func(http.Handler)
 		t.Fatal(err)
 	}
 	h := Handler(Deps{Ledger: store, Content: content, Lifecycle: m, Auth: authn, ExportDir: filepath.Join(dir, "exports"),
-		Logger: slog.New(slog.DiscardHandler), Now: clock})
+		Logger: slog.New(slog.DiscardHandler), Now: clock, Account: f.account})
 	f.url, f.exportDir = serve(h), filepath.Join(dir, "exports")
 	return f
 }
