@@ -9,6 +9,7 @@ import (
 
 	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/internal/conventions"
+	"github.com/docketlabs/docket/ledger"
 )
 
 // TestCompletenessAccountOverOTLP sends calls of two tenants over real
@@ -69,11 +70,11 @@ func TestCompletenessAccountOverOTLP(t *testing.T) {
 	}
 
 	var body struct {
-		Collector *completeness.Snapshot      `json:"collector"`
-		Ledger    []completeness.LedgerTenant `json:"ledger"`
+		Collector *completeness.Snapshot `json:"collector"`
+		Ledger    []ledger.TenantCounts  `json:"ledger"`
 	}
-	var ledgerSide map[string]completeness.LedgerTenant
-	wantLedger := map[string]completeness.LedgerTenant{
+	var ledgerSide map[string]ledger.TenantCounts
+	wantLedger := map[string]ledger.TenantCounts{
 		"acme":   {Tenant: "acme", Spans: 3, Flagged: 1, Conflicts: 1},
 		"globex": {Tenant: "globex", Spans: 1},
 	}
@@ -81,7 +82,7 @@ func TestCompletenessAccountOverOTLP(t *testing.T) {
 		if err := c.get("/api/v1/completeness", &body); err != nil {
 			t.Fatal(err)
 		}
-		ledgerSide = map[string]completeness.LedgerTenant{}
+		ledgerSide = map[string]ledger.TenantCounts{}
 		for _, l := range body.Ledger {
 			ledgerSide[l.Tenant] = l
 		}

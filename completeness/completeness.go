@@ -2,9 +2,9 @@
 // calls went between the application and the ledger: refused at the door
 // (and why), taken in, flagged, written. The components of one collector
 // record into the process's Account as spans pass them; the UI of the same
-// process shows it beside what the ledger holds (Ledger) and the provider's
-// own count (package reconcile), and the metric docket_completeness_spans
-// exports it, labelled by tenant and stage only.
+// process shows it beside what the ledger holds (ledger.Store.CountByTenant)
+// and the provider's own count (package reconcile), and the metric
+// docket_completeness_spans exports it, labelled by tenant and stage only.
 //
 // Reading the account: received − written is what the ledger exporter's
 // queue still holds, or lost; refusals with a retry delay stay with their

@@ -5,21 +5,13 @@ import (
 	"fmt"
 	"sync"
 	"testing"
-	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/docketlabs/docket/completeness"
-	"github.com/docketlabs/docket/internal/conventions"
-	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/ledgertest"
 )
-
-var store *ledger.Store
-
-func TestMain(m *testing.M) { ledgertest.Main(m, &store) }
 
 func TestAccountCountsPerTenantAndStage(t *testing.T) {
 	a := completeness.NewAccount()
@@ -126,54 +118,5 @@ func TestMetricExportedOnceWithTenantAndStageOnly(t *testing.T) {
 	}
 	if got := points(); len(got) != 0 {
 		t.Errorf("after both stopped: %v", got)
-	}
-}
-
-// TestLedgerSide stores calls on the real engine: one flagged, one sent
-// again with other content (a conflict), one of another tenant and one
-// received outside the range.
-func TestLedgerSide(t *testing.T) {
-	ctx := context.Background()
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	call := func(tenant, span string, received time.Time, issues ...string) ledger.Call {
-		in := int64(10)
-		return ledger.Call{Tenant: tenant, TraceID: "c0" + span + "00000000000000000000000000", SpanID: span + "000000000000",
-			ServiceName: "svc", SpanName: "chat", StartTime: received.Add(-time.Second), EndTime: received, Operation: "chat",
-			Provider: "openai", RequestModel: "gpt-4o-mini", Status: "ok", InputTokens: &in, AttributeIssues: issues, IngestedAt: received}
-	}
-	first := []ledger.Call{
-		call("cmp-acme", "0001", now), call("cmp-acme", "0002", now, conventions.IssueOutOfRange+":"+conventions.UsageInput),
-		call("cmp-acme", "0003", now), call("cmp-globex", "0004", now), call("cmp-acme", "0005", now.Add(-48*time.Hour)),
-	}
-	if err := store.InsertCalls(ctx, first); err != nil {
-		t.Fatal(err)
-	}
-	again := call("cmp-acme", "0003", now.Add(time.Second))
-	again.RequestModel = "gpt-4o"
-	if err := store.InsertCalls(ctx, []ledger.Call{again}); err != nil {
-		t.Fatal(err)
-	}
-	got, err := completeness.Ledger(ctx, store, now.Add(-time.Hour), now.Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]completeness.LedgerTenant{
-		"cmp-acme":   {Tenant: "cmp-acme", Spans: 3, Flagged: 1, Conflicts: 1},
-		"cmp-globex": {Tenant: "cmp-globex", Spans: 1},
-	}
-	seen := 0
-	for _, g := range got {
-		if w, ok := want[g.Tenant]; ok {
-			seen++
-			if g != w {
-				t.Errorf("got %+v, want %+v", g, w)
-			}
-		}
-	}
-	if seen != len(want) {
-		t.Errorf("ledger side %+v lacks a tenant of %v", got, want)
-	}
-	if _, err := completeness.Ledger(ctx, store, now, now); err == nil {
-		t.Error("an empty range was accepted")
 	}
 }

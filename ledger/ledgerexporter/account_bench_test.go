@@ -3,6 +3,7 @@ package ledgerexporter
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/internal/conventions"
+	"github.com/docketlabs/docket/ledger/backend"
 )
 
 // BenchmarkConvertAccount extracts the rows of 1,000 call spans of 10
@@ -22,7 +24,9 @@ import (
 func BenchmarkConvertAccount(b *testing.B) {
 	ctx := context.Background()
 	set := exporter.Settings{ID: component.NewID(componentType), TelemetrySettings: componenttest.NewNopTelemetrySettings(), BuildInfo: component.NewDefaultBuildInfo()}
-	e := newLedgerExporter(createDefaultConfig().(*Config), set)
+	cfg := createDefaultConfig().(*Config)
+	cfg.Storage.Embedded = &backend.EmbeddedConfig{Path: filepath.Join(b.TempDir(), "ledger")}
+	e := newLedgerExporter(cfg, set)
 	e.account = completeness.NewAccount()
 	if err := e.start(ctx, componenttest.NewNopHost()); err != nil {
 		b.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/completeness"
+	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ui/auth"
 )
@@ -15,10 +16,10 @@ import (
 // ledger holds of the calls received in the same range.
 type completenessBody struct {
 	// Collector is nil when no collector runs in this process.
-	Collector *completeness.Snapshot      `json:"collector"`
-	From      time.Time                   `json:"from"`
-	To        time.Time                   `json:"to"`
-	Ledger    []completeness.LedgerTenant `json:"ledger"`
+	Collector *completeness.Snapshot `json:"collector"`
+	From      time.Time              `json:"from"`
+	To        time.Time              `json:"to"`
+	Ledger    []ledger.TenantCounts  `json:"ledger"`
 }
 
 // completenessReport answers GET /api/v1/completeness?from=&to=. The range
@@ -50,9 +51,9 @@ func (a *api) completenessReport(r *http.Request, s auth.Session) (int, any, err
 	if !b.From.Before(b.To) {
 		return 0, nil, httpError(http.StatusBadRequest, "from must be before to")
 	}
-	if b.Ledger, err = completeness.Ledger(r.Context(), a.Ledger, b.From, b.To); err != nil {
+	if b.Ledger, err = a.Ledger.CountByTenant(r.Context(), b.From, b.To); err != nil {
 		return 0, nil, err
 	}
-	b.Ledger = slices.DeleteFunc(b.Ledger, func(t completeness.LedgerTenant) bool { return !keep(t.Tenant) })
+	b.Ledger = slices.DeleteFunc(b.Ledger, func(t ledger.TenantCounts) bool { return !keep(t.Tenant) })
 	return http.StatusOK, b, nil
 }

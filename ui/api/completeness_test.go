@@ -19,8 +19,8 @@ func TestCompletenessNarrowedToGrantedTenants(t *testing.T) {
 	f.account.Add("globex", completeness.Received, 5)
 	f.account.Add("", completeness.RefusedAuth, 3)
 	type body struct {
-		Collector *completeness.Snapshot      `json:"collector"`
-		Ledger    []completeness.LedgerTenant `json:"ledger"`
+		Collector *completeness.Snapshot `json:"collector"`
+		Ledger    []ledger.TenantCounts  `json:"ledger"`
 	}
 	// Calls received in an hour no other test writes to.
 	at := time.Date(2024, 1, 2, 10, 0, 0, 0, time.UTC)

@@ -1,4 +1,4 @@
--- The ledger's side of the completeness account, per tenant: call spans
+-- Per tenant, the ledger's side of the completeness account: call spans
 -- stored (deduplicated, the first write of each) and those stored with a
 -- flagged value, by when Docket received them ([from, to) on ingested_at,
 -- the exporter's clock, so that they compare with the collector's counts;
