@@ -60,31 +60,24 @@ func summarize(r Result) Summary {
 	return s
 }
 
-// record writes one replay_results row per result.
-func (r *Runner) record(ctx context.Context, rep Report) error {
-	var rows []byte
-	for _, res := range rep.Results {
-		summary, err := json.Marshal(summarize(res))
-		if err != nil {
-			return fmt.Errorf("replay: encode summary: %w", err)
-		}
-		rec := Record{RunID: rep.RunID, At: rep.StartedAt, Actor: rep.Actor, Purpose: rep.Purpose, Tenant: res.Tenant,
-			TraceID: res.TraceID, SpanID: res.SpanID, Provider: res.Provider, ResponseModel: res.ResponseModel, Status: res.Status,
-			Requested: uint32(res.Requested), Completed: uint32(res.Completed), Report: string(summary)}
-		if res.Distribution != nil {
-			n := uint32(res.Distribution.ExactMatches)
-			rec.ExactMatches = &n
-		}
-		row, err := json.Marshal(rec)
-		if err != nil {
-			return fmt.Errorf("replay: encode result: %w", err)
-		}
-		rows = append(append(rows, row...), '\n')
+// record writes the replay_results row of one call's result in run runID.
+func (r *Runner) record(ctx context.Context, runID string, at time.Time, actor, purpose string, res Result) error {
+	summary, err := json.Marshal(summarize(res))
+	if err != nil {
+		return fmt.Errorf("replay: encode summary: %w", err)
 	}
-	if len(rows) == 0 {
-		return nil
+	rec := Record{RunID: runID, At: at, Actor: actor, Purpose: purpose, Tenant: res.Tenant,
+		TraceID: res.TraceID, SpanID: res.SpanID, Provider: res.Provider, ResponseModel: res.ResponseModel, Status: res.Status,
+		Requested: uint32(res.Requested), Completed: uint32(res.Completed), Report: string(summary)}
+	if res.Distribution != nil {
+		n := uint32(res.Distribution.ExactMatches)
+		rec.ExactMatches = &n
 	}
-	if err := r.Ledger.Engine().Insert(ctx, queries.MustGet("replay_insert_results"), "JSONEachRow", rows); err != nil {
+	row, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("replay: encode result: %w", err)
+	}
+	if err := r.Ledger.Engine().Insert(ctx, queries.MustGet("replay_insert_results"), "JSONEachRow", row); err != nil {
 		return fmt.Errorf("replay: record results: %w", err)
 	}
 	return nil

@@ -50,7 +50,41 @@ type Options struct {
 	// Now is the clock for lifecycle checks, prices and records. Nil means
 	// time.Now.
 	Now func() time.Time
+	// Progress, if set, is called when the run starts and after each
+	// replay is recorded and each call is done; calls do not overlap.
+	Progress func(Progress)
 }
+
+// Progress is how far a run is.
+type Progress struct {
+	RunID string `json:"run_id"`
+	// Calls selected and done.
+	Calls     int `json:"calls"`
+	CallsDone int `json:"calls_done"`
+	// Planned is N per selected call; Sent counts replays recorded (Failed
+	// of them failed). A budget or an irreproducible call ends below Planned.
+	Planned int `json:"planned"`
+	Sent    int `json:"sent"`
+	Failed  int `json:"failed"`
+}
+
+type progress struct {
+	mu sync.Mutex
+	fn func(Progress)
+	Progress
+}
+
+func (p *progress) update(f func(*Progress)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f(&p.Progress)
+	if p.fn != nil {
+		p.fn(p.Progress)
+	}
+}
+
+func (p *progress) report()   { p.update(func(*Progress) {}) }
+func (p *progress) callDone() { p.update(func(q *Progress) { q.CallsDone++ }) }
 
 // DefaultN is the number of replays per call when Options.N is 0.
 const DefaultN = 20
@@ -92,6 +126,9 @@ const (
 	// StatusFailed: the first replay failed (after retries), so no more
 	// were sent.
 	StatusFailed = "failed"
+	// StatusInterrupted: the run was cancelled or ran out of time while
+	// this call was replayed; the distribution covers the replays done.
+	StatusInterrupted = "interrupted"
 )
 
 // Report is the outcome of a run. It contains output text (in the
@@ -144,9 +181,6 @@ type Result struct {
 	ResponseModel string `json:"response_model"`
 	Outcome
 	Distribution *distribution.Report `json:"distribution,omitempty"`
-
-	// calls are the ledger rows of the replays sent.
-	calls []ledger.Call
 }
 
 // ReplayTrace replays every call of a trace on behalf of p.
@@ -182,25 +216,31 @@ func (r *Runner) Replay(ctx context.Context, p access.Principal, sel Selection, 
 	rep := Report{RunID: runID, TraceID: sel.TraceID, Selection: sel.String(), Actor: p.User, Purpose: opt.Purpose,
 		StartedAt: opt.Now().UTC(), N: opt.N}
 	b := &budget{maxCalls: opt.MaxCalls, maxCost: maxCost}
-	var replayed []ledger.Call
+	prog := &progress{fn: opt.Progress, Progress: Progress{RunID: runID, Calls: len(calls), Planned: len(calls) * opt.N}}
+	prog.report()
 	for _, c := range calls {
-		res, err := r.replayCall(ctx, p, runID, c, opt, b)
-		if err == nil {
+		res, err := r.replayCall(ctx, p, runID, c, opt, b, prog)
+		if err == nil && ctx.Err() != nil {
+			// Cancelled or out of time: what was sent is kept and the
+			// call's result says it was cut short.
 			err = ctx.Err()
+			res.Status = StatusInterrupted
+			res.Reason = fmt.Sprintf("the run was cancelled or ran out of time after %d of %d replays", res.Completed+res.Failed, opt.N)
 		}
+		if res.Status != "" {
+			rep.Replays += res.Completed + res.Failed
+			rep.Requests += res.Requests
+			rep.Results = append(rep.Results, res)
+			// Recorded as each call finishes, whatever ends the run later;
+			// a cancelled run's own context can no longer write.
+			if rerr := r.record(context.WithoutCancel(ctx), rep.RunID, rep.StartedAt, rep.Actor, rep.Purpose, res); rerr != nil {
+				err = errors.Join(err, rerr)
+			}
+		}
+		prog.callDone()
 		if err != nil {
-			return Report{}, fmt.Errorf("replay: %w", err)
+			return rep, fmt.Errorf("replay: %w", err)
 		}
-		rep.Replays += res.Completed + res.Failed
-		rep.Requests += res.Requests
-		rep.Results = append(rep.Results, res)
-		replayed = append(replayed, res.calls...)
-	}
-	if err := r.Ledger.InsertCalls(ctx, replayed); err != nil {
-		return Report{}, fmt.Errorf("replay: write the replay calls to the ledger: %w", err)
-	}
-	if err := r.record(ctx, rep); err != nil {
-		return Report{}, err
 	}
 	return rep, nil
 }
@@ -248,7 +288,7 @@ func parseUSD(s string) (pricing.PicoUSD, error) {
 	return pricing.PicoUSD(v.Num().Int64()), nil
 }
 
-func (r *Runner) replayCall(ctx context.Context, p access.Principal, runID string, c ledger.Call, opt Options, b *budget) (Result, error) {
+func (r *Runner) replayCall(ctx context.Context, p access.Principal, runID string, c ledger.Call, opt Options, b *budget, prog *progress) (Result, error) {
 	res := Result{Tenant: c.Tenant, TraceID: c.TraceID, SpanID: c.SpanID, Provider: c.Provider, ResponseModel: c.ResponseModel,
 		Outcome: Outcome{Requested: opt.N, EstimatedCostPerReplay: "—"}}
 	now := opt.Now()
@@ -297,14 +337,32 @@ func (r *Runner) replayCall(ctx context.Context, p access.Principal, runID strin
 		return res, nil
 	}
 
+	// Each replay is paid for when it is sent, so its row is written as soon
+	// as it is back: an error later in the run loses none. A row that
+	// cannot be written stops the run.
+	sendCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	var writeErr error
 	record := func(req providers.Request, out providers.Result, err error, start, end time.Time) {
 		row := replayCall(runID, c, req, out, err, start, end, r.Prices)
 		if r.Tracing != nil {
 			r.Tracing.emit(ctx, &row, err)
 		}
-		res.calls = append(res.calls, row)
+		if werr := r.Ledger.InsertCalls(context.WithoutCancel(ctx), []ledger.Call{row}); werr != nil && writeErr == nil {
+			writeErr = fmt.Errorf("write a replay call to the ledger: %w", werr)
+			stop(writeErr)
+		}
+		prog.update(func(q *Progress) {
+			q.Sent++
+			if err != nil {
+				q.Failed++
+			}
+		})
 	}
-	outputs, exhausted := r.sendN(ctx, client, req, opt, b, estimate, &res, record)
+	outputs, exhausted := r.sendN(sendCtx, client, req, opt, b, estimate, &res, record)
+	if writeErr != nil {
+		return res, writeErr
+	}
 	res.Completed = len(outputs)
 	switch {
 	case exhausted:
