@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/trace"
 
@@ -27,6 +28,7 @@ import (
 	"github.com/docketlabs/docket/replay/genai"
 	"github.com/docketlabs/docket/replay/lifecycle"
 	"github.com/docketlabs/docket/replay/providers"
+	"github.com/docketlabs/docket/replay/tokenizer"
 )
 
 // Options tune one replay run.
@@ -216,6 +218,9 @@ func (r *Runner) Replay(ctx context.Context, p access.Principal, sel Selection, 
 	rep := Report{RunID: runID, TraceID: sel.TraceID, Selection: sel.String(), Actor: p.User, Purpose: opt.Purpose,
 		StartedAt: opt.Now().UTC(), N: opt.N}
 	b := &budget{maxCalls: opt.MaxCalls, maxCost: maxCost}
+	if err := r.authorize(ctx, p, runID, calls, opt); err != nil {
+		return Report{}, err
+	}
 	prog := &progress{fn: opt.Progress, Progress: Progress{RunID: runID, Calls: len(calls), Planned: len(calls) * opt.N}}
 	prog.report()
 	for _, c := range calls {
@@ -245,10 +250,50 @@ func (r *Runner) Replay(ctx context.Context, p access.Principal, sel Selection, 
 	return rep, nil
 }
 
+// ActionReplay is the access-log action of a replay run, one entry per
+// trace replayed, written before anything is sent.
+const ActionReplay = "replay"
+
+// authorize records the run in the access log, per tenant and trace of the
+// selected calls, with the purpose as reason, and refuses a principal who
+// may not read the content a replay sends.
+func (r *Runner) authorize(ctx context.Context, p access.Principal, runID string, calls []ledger.Call, opt Options) error {
+	seen := map[[2]string]bool{}
+	for _, c := range calls {
+		key := [2]string{c.Tenant, c.TraceID}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		eventID, err := newRunID()
+		if err != nil {
+			return err
+		}
+		e := ledger.AccessEntry{EventID: eventID, At: opt.Now().UTC(), Actor: p.User, Role: string(p.Role),
+			Action: ActionReplay, Tenant: c.Tenant, TraceID: c.TraceID, Reason: opt.Purpose, Outcome: access.OutcomeAllowed,
+			Detail: fmt.Sprintf("run=%s n=%d max_calls=%d max_cost_usd=%s", runID, opt.N, opt.MaxCalls, opt.MaxCostUSD)}
+		var denied error
+		if !p.CanReveal() {
+			e.Outcome, e.Detail = access.OutcomeDenied, access.DetailRole
+			denied = fmt.Errorf("replay: %w: role %q may not replay calls: a replay sends their stored content", access.ErrDenied, p.Role)
+		}
+		if err := r.Ledger.InsertAccess(ctx, e); err != nil {
+			return fmt.Errorf("replay: record the run in the access log (nothing sent): %w", err)
+		}
+		if denied != nil {
+			return denied
+		}
+	}
+	return nil
+}
+
 func (o Options) normalize() (Options, *pricing.PicoUSD, error) {
 	o.Purpose = strings.TrimSpace(o.Purpose)
 	if o.Purpose == "" {
 		return o, nil, errors.New("replay: a purpose is required: it is the reason recorded for reading stored content")
+	}
+	if len(o.Purpose) > access.MaxReasonLen || !utf8.ValidString(o.Purpose) {
+		return o, nil, fmt.Errorf("replay: the purpose must be UTF-8 text of at most %d bytes", access.MaxReasonLen)
 	}
 	if o.N == 0 {
 		o.N = DefaultN
@@ -374,7 +419,8 @@ func (r *Runner) replayCall(ctx context.Context, p access.Principal, runID strin
 		res.Status = StatusReplayed
 	}
 	if res.Completed > 0 {
-		d := distribution.Analyze(original, outputs, distribution.Options{})
+		tok, note := tokenizer.For(c.Provider, c.ResponseModel)
+		d := distribution.Analyze(original, outputs, distribution.Options{Tokenizer: tok, NoTokenizer: note})
 		res.Distribution = &d
 	}
 	return res, nil

@@ -174,14 +174,22 @@ func TestSampledDistributionIsMeasuredExactly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reveals := 0
+	reveals, runs := 0, 0
 	for _, entry := range log {
 		if entry.TraceID == trace && entry.Outcome == access.OutcomeAllowed && entry.Reason == purpose && entry.Actor == "ana" {
-			reveals++
+			switch entry.Action {
+			case "reveal":
+				reveals++
+			case ActionReplay:
+				runs++
+				if !strings.Contains(entry.Detail, "run="+rep.RunID+" n=20") {
+					t.Errorf("run entry detail %q", entry.Detail)
+				}
+			}
 		}
 	}
-	if reveals != 2 { // input and original output
-		t.Fatalf("%d recorded reveals, want 2", reveals)
+	if reveals != 2 || runs != 1 { // input and original output; the run
+		t.Fatalf("%d recorded reveals and %d runs, want 2 and 1", reveals, runs)
 	}
 
 	// The ledger keeps the result, linked to the call, without output text.

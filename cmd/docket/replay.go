@@ -181,6 +181,14 @@ func writeReplayText(w io.Writer, rep replay.Report) error {
 			if alt := d.MostCommonAlternative; alt != nil {
 				ew.printf("  most common alternative (%d×) at character %d: %s\n", alt.Count, alt.At, alt.String())
 			}
+			for _, v := range d.Variants {
+				if v.Divergence != nil {
+					ew.printf("  first divergence of a %d× output: %s\n", v.Count, v.Divergence)
+				}
+			}
+			if d.TokenNote != "" {
+				ew.printf("  %s\n", d.TokenNote)
+			}
 		}
 		if res.Failed > 0 {
 			ew.printf("  %d replays failed; first error: %s\n", res.Failed, res.FirstError)
