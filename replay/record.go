@@ -40,6 +40,10 @@ type Summary struct {
 	// Variants are the distinct outputs' counts and divergences, most
 	// frequent first, without their text.
 	Variants []VariantSummary `json:"variants,omitempty"`
+	// Tokenizer and TokenNote are the distribution's: which tokenizer
+	// split the outputs, or why divergence has no token positions.
+	Tokenizer string `json:"tokenizer,omitempty"`
+	TokenNote string `json:"token_note,omitempty"`
 }
 
 // VariantSummary is a distinct output without its text.
@@ -49,10 +53,12 @@ type VariantSummary struct {
 	Divergence *distribution.Divergence `json:"divergence,omitempty"`
 }
 
-func summarize(r Result) Summary {
+// Summarize is what the ledger keeps of r.
+func Summarize(r Result) Summary {
 	s := Summary{Outcome: r.Outcome}
 	if d := r.Distribution; d != nil {
 		s.ExactMatchRate = &d.ExactMatchRate
+		s.Tokenizer, s.TokenNote = d.Tokenizer, d.TokenNote
 		for _, v := range d.Variants {
 			s.Variants = append(s.Variants, VariantSummary{Count: v.Count, Matches: v.Matches, Divergence: v.Divergence})
 		}
@@ -62,7 +68,7 @@ func summarize(r Result) Summary {
 
 // record writes the replay_results row of one call's result in run runID.
 func (r *Runner) record(ctx context.Context, runID string, at time.Time, actor, purpose string, res Result) error {
-	summary, err := json.Marshal(summarize(res))
+	summary, err := json.Marshal(Summarize(res))
 	if err != nil {
 		return fmt.Errorf("replay: encode summary: %w", err)
 	}

@@ -310,15 +310,15 @@ func (o Options) normalize() (Options, *pricing.PicoUSD, error) {
 	if o.MaxCostUSD == "" {
 		return o, nil, nil
 	}
-	c, err := parseUSD(o.MaxCostUSD)
+	c, err := ParseUSD(o.MaxCostUSD)
 	if err != nil {
 		return o, nil, err
 	}
 	return o, &c, nil
 }
 
-// parseUSD reads a non-negative decimal amount of USD, exactly.
-func parseUSD(s string) (pricing.PicoUSD, error) {
+// ParseUSD reads a non-negative decimal amount of USD, exactly.
+func ParseUSD(s string) (pricing.PicoUSD, error) {
 	if len(s) > 32 {
 		return 0, errors.New("replay: cost cap is too long")
 	}

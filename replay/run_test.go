@@ -496,9 +496,9 @@ func TestOptionsAreChecked(t *testing.T) {
 
 func TestParseUSD(t *testing.T) {
 	for in, want := range map[string]pricing.PicoUSD{"0": 0, "0.5": 500_000_000_000, "12": 12_000_000_000_000, "0.000000000001": 1} {
-		got, err := parseUSD(in)
+		got, err := ParseUSD(in)
 		if err != nil || got != want {
-			t.Errorf("parseUSD(%q) = %d, %v; want %d", in, got, err, want)
+			t.Errorf("ParseUSD(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
 }

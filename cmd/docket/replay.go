@@ -46,7 +46,7 @@ ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY.`,
 			if err != nil {
 				return err
 			}
-			clients, err := replayClients(providers.API(openaiAPI), stream, os.Getenv)
+			clients, err := replay.ClientsFromEnv(providers.API(openaiAPI), stream, os.Getenv)
 			if err != nil {
 				return fmt.Errorf("replay: %w", err)
 			}
@@ -143,25 +143,6 @@ func selection(traceID string, callIDs []string, sf sampleFlags) (replay.Selecti
 	}
 	sel.Sample = &replay.Sample{Tenant: sf.tenant, Model: sf.model, From: from, To: to, Size: sf.size, Seed: sf.seed}
 	return sel, nil
-}
-
-// replayClients builds a client per gen_ai.provider.name from the
-// environment, as the vendors' SDKs read it.
-func replayClients(openaiAPI providers.API, stream bool, getenv func(string) string) (map[string]*providers.Client, error) {
-	if openaiAPI != providers.ChatCompletions && openaiAPI != providers.Responses {
-		return nil, fmt.Errorf("--openai-api must be %s or %s", providers.ChatCompletions, providers.Responses)
-	}
-	clients := map[string]*providers.Client{}
-	for name, api := range map[string]providers.API{"openai": openaiAPI, "anthropic": providers.Messages} {
-		cfg := providers.FromEnv(api, getenv)
-		cfg.Stream = stream
-		c, err := providers.New(cfg)
-		if err != nil {
-			return nil, fmt.Errorf("%s client: %w", name, err)
-		}
-		clients[name] = c
-	}
-	return clients, nil
 }
 
 func writeReplayText(w io.Writer, rep replay.Report) error {

@@ -20,6 +20,7 @@ import (
 	"github.com/docketlabs/docket/ledger/backend"
 	"github.com/docketlabs/docket/ledger/lifecycle"
 	"github.com/docketlabs/docket/ledger/views"
+	"github.com/docketlabs/docket/replay/runs"
 	"github.com/docketlabs/docket/ui/auth"
 )
 
@@ -37,6 +38,9 @@ type Deps struct {
 	// shows; nil when none runs in this process.
 	Runner *lifecycle.Runner
 	Auth   *auth.Authenticator
+	// Replays runs distribution replays started from a complaint page; nil
+	// means replay is not offered here.
+	Replays *runs.Manager
 	// ExportDir is where bundles made from the UI are written.
 	ExportDir string
 	Logger    *slog.Logger
@@ -88,6 +92,11 @@ func (a *api) routes(mux *http.ServeMux) {
 	mux.Handle("GET /api/v1/ledger/stats", a.allowed(access.RoleViewer, a.stats))
 	mux.Handle("GET /api/v1/reconcile", a.allowed(access.RoleViewer, a.reconcileReport))
 	mux.Handle("POST /api/v1/usage/imports", a.allowed(access.RoleAdmin, a.importUsage))
+
+	mux.Handle("GET /api/v1/replays/limits", a.allowed(access.RoleAuditor, a.replayLimits))
+	mux.Handle("POST /api/v1/replays", a.allowed(access.RoleAuditor, a.startReplay))
+	mux.Handle("GET /api/v1/replays/{id}", a.allowed(access.RoleAuditor, a.replayStatus))
+	mux.Handle("POST /api/v1/replays/{id}/cancel", a.allowed(access.RoleAuditor, a.cancelReplay))
 
 	mux.Handle("POST /api/v1/exports", a.allowedStream(access.RoleAuditor, a.createExport))
 	mux.Handle("GET /api/v1/exports/{file}", a.allowedStream(access.RoleAuditor, a.downloadExport))
