@@ -89,4 +89,3 @@ func (a *api) replayLimits(*http.Request, auth.Session) (int, any, error) {
 	l := a.Replays.Limits()
 	return http.StatusOK, map[string]any{"enabled": true, "max_n": l.MaxN, "max_cost_usd": l.MaxCostUSD, "timeout_seconds": l.Timeout.Seconds()}, nil
 }
-
