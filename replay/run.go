@@ -109,6 +109,10 @@ type Runner struct {
 	Prices *pricing.Table
 	// Tracing, if set, also sends each replay as an OTLP span.
 	Tracing *Tracing
+	// SampledTokens asks providers for the tokens they sample (OpenAI Chat
+	// Completions logprobs); where they are sent, divergence in tokens is
+	// counted in them rather than in the tokenizer's split.
+	SampledTokens bool
 }
 
 // Result statuses.
@@ -404,7 +408,8 @@ func (r *Runner) replayCall(ctx context.Context, p access.Principal, runID strin
 			}
 		})
 	}
-	outputs, exhausted := r.sendN(sendCtx, client, req, opt, b, estimate, &res, record)
+	req.Logprobs = r.SampledTokens
+	outputs, sampled, exhausted := r.sendN(sendCtx, client, req, opt, b, estimate, &res, record)
 	if writeErr != nil {
 		return res, writeErr
 	}
@@ -420,7 +425,7 @@ func (r *Runner) replayCall(ctx context.Context, p access.Principal, runID strin
 	}
 	if res.Completed > 0 {
 		tok, note := tokenizer.For(c.Provider, c.ResponseModel)
-		d := distribution.Analyze(original, outputs, distribution.Options{Tokenizer: tok, NoTokenizer: note})
+		d := distribution.Analyze(original, outputs, distribution.Options{Tokenizer: tok, NoTokenizer: note, Sampled: sampled})
 		res.Distribution = &d
 	}
 	return res, nil
@@ -501,8 +506,9 @@ func (r *Runner) reveal(ctx context.Context, p access.Principal, c ledger.Call, 
 // of being rejected again by each, and if it fails, the others are not
 // sent.
 func (r *Runner) sendN(ctx context.Context, client *providers.Client, req providers.Request, opt Options, b *budget, estimate *pricing.PicoUSD, res *Result,
-	record func(providers.Request, providers.Result, error, time.Time, time.Time)) (outputs []string, exhausted bool) {
+	record func(providers.Request, providers.Result, error, time.Time, time.Time)) (outputs []string, sampled [][]string, exhausted bool) {
 	texts := make([]string, opt.N)
+	tokens := make([][]string, opt.N)
 	done := make([]bool, opt.N)
 	var mu sync.Mutex
 	send := func(i int, req providers.Request) providers.Result {
@@ -521,17 +527,17 @@ func (r *Runner) sendN(ctx context.Context, client *providers.Client, req provid
 			}
 			return out
 		}
-		texts[i], done[i] = out.Text(), true
+		texts[i], tokens[i], done[i] = out.Text(), out.Tokens, true
 		return out
 	}
 
 	if !b.take(estimate) {
-		return nil, true
+		return nil, nil, true
 	}
 	first := send(0, req)
 	if !done[0] {
 		// Retries are behind it: the others would fail the same way.
-		return nil, false
+		return nil, nil, false
 	}
 	for _, ch := range first.ParamChanges {
 		if ch.Action == providers.ChangeDropped {
@@ -560,10 +566,10 @@ loop:
 	wg.Wait()
 	for i, ok := range done {
 		if ok {
-			outputs = append(outputs, texts[i])
+			outputs, sampled = append(outputs, texts[i]), append(sampled, tokens[i])
 		}
 	}
-	return outputs, exhausted
+	return outputs, sampled, exhausted
 }
 
 func withoutParam(p providers.Params, name string) providers.Params {

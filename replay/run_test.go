@@ -24,6 +24,7 @@ import (
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/ledgertest"
 	"github.com/docketlabs/docket/ledger/pricing"
+	"github.com/docketlabs/docket/replay/distribution"
 	"github.com/docketlabs/docket/replay/lifecycle"
 	"github.com/docketlabs/docket/replay/providers"
 )
@@ -520,5 +521,42 @@ func TestFailedFirstReplayStopsTheCall(t *testing.T) {
 	}
 	if res.FirstError == "" || strings.Contains(res.FirstError, "4111") {
 		t.Fatalf("first error %q", res.FirstError)
+	}
+}
+
+// Where the provider sends the tokens it sampled, divergence in tokens is
+// counted in them; otherwise in the model's tokenizer (gpt-4o-mini:
+// o200k_base).
+func TestSampledTokensArePreferredToTheTokenizer(t *testing.T) {
+	const original, alt = "The refund window is 30 days.", "The refund window is 14 days."
+	responder, err := fakeprovider.Sampled(3, fakeprovider.Output{Text: alt, Weight: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		sampled       bool
+		from          string
+		token, tokens int
+	}{
+		// The fake's own split: The| refund| window| is| 14| days|.
+		{true, distribution.SampledSource, 4, 7},
+		// o200k_base: The| refund| window| is| |14| days|.
+		{false, "o200k_base", 5, 8},
+	} {
+		e := newEnv(t, responder)
+		e.runner.SampledTokens = c.sampled
+		trace := newTraceID(t)
+		insert(t, e.call(trace, "00f067aa0ba902b7", "openai", "gpt-4o-mini-2024-07-18", "How long is the refund window?", original))
+		rep, err := e.runner.ReplayTrace(context.Background(), auditor, trace, Options{N: 2, Purpose: purpose, Now: testNow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := only(t, rep).Distribution.Variants[0].Divergence
+		if d == nil || d.Char != 21 || d.TokensFrom != c.from || d.Token == nil || *d.Token != c.token || *d.Tokens != c.tokens {
+			t.Errorf("sampled=%v: %+v, want token %d of %d from %s", c.sampled, d, c.token, c.tokens, c.from)
+			if d != nil && d.Token != nil {
+				t.Logf("token %d of %d", *d.Token, *d.Tokens)
+			}
+		}
 	}
 }

@@ -24,7 +24,7 @@ func replayCommand() *cobra.Command {
 	var traceID, openaiAPI, otlpEndpoint string
 	var callIDs []string
 	var sample sampleFlags
-	var asJSON, stream bool
+	var asJSON, stream, sampledTokens bool
 	opt := replay.Options{}
 	cmd := &cobra.Command{
 		Use:   "replay (--trace TRACE_ID | --call TRACE_ID:SPAN_ID... | --sample N --tenant T --from T --to T) --purpose TEXT [--n 20] [--json]",
@@ -64,7 +64,8 @@ ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY.`,
 				return err
 			}
 			defer d.close()
-			r := &replay.Runner{Ledger: d.ledger, Reader: &access.Reader{Content: d.content, Ledger: d.ledger}, Lifecycle: lc, Clients: clients, Prices: prices}
+			r := &replay.Runner{Ledger: d.ledger, Reader: &access.Reader{Content: d.content, Ledger: d.ledger}, Lifecycle: lc, Clients: clients, Prices: prices,
+				SampledTokens: sampledTokens}
 			if otlpEndpoint != "" {
 				exp, err := otlptracegrpc.New(ctx, otlptracegrpc.WithEndpoint(otlpEndpoint), otlptracegrpc.WithInsecure())
 				if err != nil {
@@ -108,6 +109,7 @@ ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY.`,
 	f.StringVar(&opt.MaxCostUSD, "max-cost-usd", "", "stop before the estimated cost of the run exceeds this many USD (empty: no cap)")
 	f.StringVar(&openaiAPI, "openai-api", string(providers.ChatCompletions), "API for OpenAI calls: openai.chat_completions or openai.responses")
 	f.BoolVar(&stream, "stream", false, "ask providers for streamed answers")
+	f.BoolVar(&sampledTokens, "sampled-tokens", false, "ask OpenAI Chat Completions for the sampled tokens (logprobs) and count divergence in them")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON (it contains output text)")
 	f.StringVar(&otlpEndpoint, "otlp-endpoint", "", "also send each replay as a span over OTLP/gRPC (plaintext) to this host:port, e.g. a collector; tenant in resource attribute "+replay.TenantAttribute)
 	return cmd

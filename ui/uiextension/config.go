@@ -61,6 +61,9 @@ type ReplayConfig struct {
 	MaxRunning int `mapstructure:"max_running"`
 	// OpenAIAPI is openai.chat_completions (default) or openai.responses.
 	OpenAIAPI string `mapstructure:"openai_api"`
+	// SampledTokens asks Chat Completions for the sampled tokens
+	// (logprobs); divergence in tokens is then counted in them.
+	SampledTokens bool `mapstructure:"sampled_tokens"`
 }
 
 // TLSConfig serves HTTPS.

@@ -148,7 +148,8 @@ func (u *uiExtension) replays(store *ledger.Store, content contentstore.Store) (
 	if err != nil {
 		return nil, fmt.Errorf("docketui: replay: %w", err)
 	}
-	r := &replay.Runner{Ledger: store, Reader: &access.Reader{Content: content, Ledger: store}, Lifecycle: lc, Clients: clients, Prices: prices}
+	r := &replay.Runner{Ledger: store, Reader: &access.Reader{Content: content, Ledger: store}, Lifecycle: lc, Clients: clients, Prices: prices,
+		SampledTokens: u.cfg.Replay.SampledTokens}
 	c := u.cfg.Replay
 	return runs.New(r, runs.Limits{MaxN: c.MaxN, MaxCostUSD: c.MaxCostUSD, Timeout: c.Timeout, MaxRunning: c.MaxRunning})
 }
