@@ -232,6 +232,17 @@ function refKind(ref) {
   return parts.length === 5 ? parts[3] : 'content';
 }
 
+// requiredReason is the reason typed in the field, or '' after telling
+// the person that one is required.
+function requiredReason(field) {
+  const why = field.value.trim();
+  if (!why) {
+    field.setCustomValidity('A reason is required.');
+    field.reportValidity();
+  }
+  return why;
+}
+
 function revealForm(ctx, ev, item, close) {
   const reason = h('textarea', {
     name: 'reason', required: true, maxlength: 1000, rows: 2, testid: 'reveal-reason', class: 'wide',
@@ -246,10 +257,8 @@ function revealForm(ctx, ev, item, close) {
     reason,
     h('div', { class: 'actions' }, submit, cancel));
   onSubmit(form, submit, async () => {
-    const why = reason.value.trim();
+    const why = requiredReason(reason);
     if (!why) {
-      reason.setCustomValidity('A reason is required.');
-      reason.reportValidity();
       return;
     }
     const res = await api.post('/api/v1/reveal', { trace_id: ev.trace_id, ref: item.ref, reason: why }, ctx.signal);
@@ -428,10 +437,8 @@ function replayForm(ctx, ev, calls, limits, reload) {
     h('div', { class: 'actions' }, submit),
     status);
   onSubmit(form, submit, async () => {
-    const why = reason.value.trim();
+    const why = requiredReason(reason);
     if (!why) {
-      reason.setCustomValidity('A reason is required.');
-      reason.reportValidity();
       return;
     }
     const spanId = calls.length > 1 ? call.value : calls[0].span_id;
