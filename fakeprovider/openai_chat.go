@@ -26,6 +26,9 @@ type chatRequest struct {
 	Stream              bool           `json:"stream"`
 	StreamOptions       *streamOptions `json:"stream_options"`
 	Tools               []chatTool     `json:"tools"`
+	// Logprobs asks for the sampled tokens of each choice (non-streamed
+	// answers here); the fake's tokens are its own split, with logprob 0.
+	Logprobs bool `json:"logprobs"`
 }
 
 type streamOptions struct {
@@ -135,7 +138,15 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.record("chat.completions", false, start, comp, c.msgs, comp.choices[0].finishReason)
-	writeJSON(w, http.StatusOK, comp.response())
+	resp := comp.response()
+	if req.Logprobs {
+		for i := range resp.Choices {
+			if c := resp.Choices[i].Message.Content; c != nil {
+				resp.Choices[i].Logprobs = sampledTokens(*c)
+			}
+		}
+	}
+	writeJSON(w, http.StatusOK, resp)
 }
 
 // readChatRequest reads and checks a request the way OpenAI does, with
@@ -272,8 +283,18 @@ type (
 	chatChoice struct {
 		Index        int              `json:"index"`
 		Message      assistantMessage `json:"message"`
-		Logprobs     *struct{}        `json:"logprobs"`
+		Logprobs     *chatLogprobs    `json:"logprobs"`
 		FinishReason string           `json:"finish_reason"`
+	}
+	chatLogprobs struct {
+		Content []tokenLogprob `json:"content"`
+		Refusal []tokenLogprob `json:"refusal"`
+	}
+	tokenLogprob struct {
+		Token       string     `json:"token"`
+		Logprob     float64    `json:"logprob"`
+		Bytes       []int      `json:"bytes"`
+		TopLogprobs []struct{} `json:"top_logprobs"`
 	}
 	assistantMessage struct {
 		Role        string         `json:"role"`
@@ -339,6 +360,20 @@ func (c *completion) response() chatCompletion {
 		resp.Choices = append(resp.Choices, chatChoice{Index: i, Message: msg, FinishReason: ch.finishReason})
 	}
 	return resp
+}
+
+// sampledTokens is a choice's logprobs: its text's tokens, each with its
+// bytes as OpenAI sends them.
+func sampledTokens(text string) *chatLogprobs {
+	out := &chatLogprobs{Content: []tokenLogprob{}}
+	for _, tok := range splitTokens(text) {
+		b := make([]int, len(tok))
+		for i := 0; i < len(tok); i++ {
+			b[i] = int(tok[i])
+		}
+		out.Content = append(out.Content, tokenLogprob{Token: tok, Bytes: b, TopLogprobs: []struct{}{}})
+	}
+	return out
 }
 
 func newChatToolCall(index *int, tc ToolCall) chatToolCall {

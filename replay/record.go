@@ -40,6 +40,10 @@ type Summary struct {
 	// Variants are the distinct outputs' counts and divergences, most
 	// frequent first, without their text.
 	Variants []VariantSummary `json:"variants,omitempty"`
+	// Tokenizer and TokenNote are the distribution's: which tokenizer
+	// split the outputs, or why divergence has no token positions.
+	Tokenizer string `json:"tokenizer,omitempty"`
+	TokenNote string `json:"token_note,omitempty"`
 }
 
 // VariantSummary is a distinct output without its text.
@@ -49,10 +53,12 @@ type VariantSummary struct {
 	Divergence *distribution.Divergence `json:"divergence,omitempty"`
 }
 
-func summarize(r Result) Summary {
+// Summarize is what the ledger keeps of r.
+func Summarize(r Result) Summary {
 	s := Summary{Outcome: r.Outcome}
 	if d := r.Distribution; d != nil {
 		s.ExactMatchRate = &d.ExactMatchRate
+		s.Tokenizer, s.TokenNote = d.Tokenizer, d.TokenNote
 		for _, v := range d.Variants {
 			s.Variants = append(s.Variants, VariantSummary{Count: v.Count, Matches: v.Matches, Divergence: v.Divergence})
 		}
@@ -60,31 +66,24 @@ func summarize(r Result) Summary {
 	return s
 }
 
-// record writes one replay_results row per result.
-func (r *Runner) record(ctx context.Context, rep Report) error {
-	var rows []byte
-	for _, res := range rep.Results {
-		summary, err := json.Marshal(summarize(res))
-		if err != nil {
-			return fmt.Errorf("replay: encode summary: %w", err)
-		}
-		rec := Record{RunID: rep.RunID, At: rep.StartedAt, Actor: rep.Actor, Purpose: rep.Purpose, Tenant: res.Tenant,
-			TraceID: res.TraceID, SpanID: res.SpanID, Provider: res.Provider, ResponseModel: res.ResponseModel, Status: res.Status,
-			Requested: uint32(res.Requested), Completed: uint32(res.Completed), Report: string(summary)}
-		if res.Distribution != nil {
-			n := uint32(res.Distribution.ExactMatches)
-			rec.ExactMatches = &n
-		}
-		row, err := json.Marshal(rec)
-		if err != nil {
-			return fmt.Errorf("replay: encode result: %w", err)
-		}
-		rows = append(append(rows, row...), '\n')
+// record writes the replay_results row of one call's result in run runID.
+func (r *Runner) record(ctx context.Context, runID string, at time.Time, actor, purpose string, res Result) error {
+	summary, err := json.Marshal(Summarize(res))
+	if err != nil {
+		return fmt.Errorf("replay: encode summary: %w", err)
 	}
-	if len(rows) == 0 {
-		return nil
+	rec := Record{RunID: runID, At: at, Actor: actor, Purpose: purpose, Tenant: res.Tenant,
+		TraceID: res.TraceID, SpanID: res.SpanID, Provider: res.Provider, ResponseModel: res.ResponseModel, Status: res.Status,
+		Requested: uint32(res.Requested), Completed: uint32(res.Completed), Report: string(summary)}
+	if res.Distribution != nil {
+		n := uint32(res.Distribution.ExactMatches)
+		rec.ExactMatches = &n
 	}
-	if err := r.Ledger.Engine().Insert(ctx, queries.MustGet("replay_insert_results"), "JSONEachRow", rows); err != nil {
+	row, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("replay: encode result: %w", err)
+	}
+	if err := r.Ledger.Engine().Insert(ctx, queries.MustGet("replay_insert_results"), "JSONEachRow", row); err != nil {
 		return fmt.Errorf("replay: record results: %w", err)
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/trace"
 
@@ -27,6 +28,7 @@ import (
 	"github.com/docketlabs/docket/replay/genai"
 	"github.com/docketlabs/docket/replay/lifecycle"
 	"github.com/docketlabs/docket/replay/providers"
+	"github.com/docketlabs/docket/replay/tokenizer"
 )
 
 // Options tune one replay run.
@@ -50,7 +52,41 @@ type Options struct {
 	// Now is the clock for lifecycle checks, prices and records. Nil means
 	// time.Now.
 	Now func() time.Time
+	// Progress, if set, is called when the run starts and after each
+	// replay is recorded and each call is done; calls do not overlap.
+	Progress func(Progress)
 }
+
+// Progress is how far a run is.
+type Progress struct {
+	RunID string `json:"run_id"`
+	// Calls selected and done.
+	Calls     int `json:"calls"`
+	CallsDone int `json:"calls_done"`
+	// Planned is N per selected call; Sent counts replays recorded (Failed
+	// of them failed). A budget or an irreproducible call ends below Planned.
+	Planned int `json:"planned"`
+	Sent    int `json:"sent"`
+	Failed  int `json:"failed"`
+}
+
+type progress struct {
+	mu sync.Mutex
+	fn func(Progress)
+	Progress
+}
+
+func (p *progress) update(f func(*Progress)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f(&p.Progress)
+	if p.fn != nil {
+		p.fn(p.Progress)
+	}
+}
+
+func (p *progress) report()   { p.update(func(*Progress) {}) }
+func (p *progress) callDone() { p.update(func(q *Progress) { q.CallsDone++ }) }
 
 // DefaultN is the number of replays per call when Options.N is 0.
 const DefaultN = 20
@@ -73,6 +109,10 @@ type Runner struct {
 	Prices *pricing.Table
 	// Tracing, if set, also sends each replay as an OTLP span.
 	Tracing *Tracing
+	// SampledTokens asks providers for the tokens they sample (OpenAI Chat
+	// Completions logprobs); where they are sent, divergence in tokens is
+	// counted in them rather than in the tokenizer's split.
+	SampledTokens bool
 }
 
 // Result statuses.
@@ -92,6 +132,9 @@ const (
 	// StatusFailed: the first replay failed (after retries), so no more
 	// were sent.
 	StatusFailed = "failed"
+	// StatusInterrupted: the run was cancelled or ran out of time while
+	// this call was replayed; the distribution covers the replays done.
+	StatusInterrupted = "interrupted"
 )
 
 // Report is the outcome of a run. It contains output text (in the
@@ -144,9 +187,6 @@ type Result struct {
 	ResponseModel string `json:"response_model"`
 	Outcome
 	Distribution *distribution.Report `json:"distribution,omitempty"`
-
-	// calls are the ledger rows of the replays sent.
-	calls []ledger.Call
 }
 
 // ReplayTrace replays every call of a trace on behalf of p.
@@ -182,33 +222,82 @@ func (r *Runner) Replay(ctx context.Context, p access.Principal, sel Selection, 
 	rep := Report{RunID: runID, TraceID: sel.TraceID, Selection: sel.String(), Actor: p.User, Purpose: opt.Purpose,
 		StartedAt: opt.Now().UTC(), N: opt.N}
 	b := &budget{maxCalls: opt.MaxCalls, maxCost: maxCost}
-	var replayed []ledger.Call
-	for _, c := range calls {
-		res, err := r.replayCall(ctx, p, runID, c, opt, b)
-		if err == nil {
-			err = ctx.Err()
-		}
-		if err != nil {
-			return Report{}, fmt.Errorf("replay: %w", err)
-		}
-		rep.Replays += res.Completed + res.Failed
-		rep.Requests += res.Requests
-		rep.Results = append(rep.Results, res)
-		replayed = append(replayed, res.calls...)
-	}
-	if err := r.Ledger.InsertCalls(ctx, replayed); err != nil {
-		return Report{}, fmt.Errorf("replay: write the replay calls to the ledger: %w", err)
-	}
-	if err := r.record(ctx, rep); err != nil {
+	if err := r.authorize(ctx, p, runID, calls, opt); err != nil {
 		return Report{}, err
 	}
+	prog := &progress{fn: opt.Progress, Progress: Progress{RunID: runID, Calls: len(calls), Planned: len(calls) * opt.N}}
+	prog.report()
+	for _, c := range calls {
+		res, err := r.replayCall(ctx, p, runID, c, opt, b, prog)
+		if err == nil && ctx.Err() != nil {
+			// Cancelled or out of time: what was sent is kept and the
+			// call's result says it was cut short.
+			err = ctx.Err()
+			res.Status = StatusInterrupted
+			res.Reason = fmt.Sprintf("the run was cancelled or ran out of time after %d of %d replays", res.Completed+res.Failed, opt.N)
+		}
+		if res.Status != "" {
+			rep.Replays += res.Completed + res.Failed
+			rep.Requests += res.Requests
+			rep.Results = append(rep.Results, res)
+			// Recorded as each call finishes, whatever ends the run later;
+			// a cancelled run's own context can no longer write.
+			if rerr := r.record(context.WithoutCancel(ctx), rep.RunID, rep.StartedAt, rep.Actor, rep.Purpose, res); rerr != nil {
+				err = errors.Join(err, rerr)
+			}
+		}
+		prog.callDone()
+		if err != nil {
+			return rep, fmt.Errorf("replay: %w", err)
+		}
+	}
 	return rep, nil
+}
+
+// ActionReplay is the access-log action of a replay run, one entry per
+// trace replayed, written before anything is sent.
+const ActionReplay = "replay"
+
+// authorize records the run in the access log, per tenant and trace of the
+// selected calls, with the purpose as reason, and refuses a principal who
+// may not read the content a replay sends.
+func (r *Runner) authorize(ctx context.Context, p access.Principal, runID string, calls []ledger.Call, opt Options) error {
+	seen := map[[2]string]bool{}
+	for _, c := range calls {
+		key := [2]string{c.Tenant, c.TraceID}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		eventID, err := newRunID()
+		if err != nil {
+			return err
+		}
+		e := ledger.AccessEntry{EventID: eventID, At: opt.Now().UTC(), Actor: p.User, Role: string(p.Role),
+			Action: ActionReplay, Tenant: c.Tenant, TraceID: c.TraceID, Reason: opt.Purpose, Outcome: access.OutcomeAllowed,
+			Detail: fmt.Sprintf("run=%s n=%d max_calls=%d max_cost_usd=%s", runID, opt.N, opt.MaxCalls, opt.MaxCostUSD)}
+		var denied error
+		if !p.CanReveal() {
+			e.Outcome, e.Detail = access.OutcomeDenied, access.DetailRole
+			denied = fmt.Errorf("replay: %w: role %q may not replay calls: a replay sends their stored content", access.ErrDenied, p.Role)
+		}
+		if err := r.Ledger.InsertAccess(ctx, e); err != nil {
+			return fmt.Errorf("replay: record the run in the access log (nothing sent): %w", err)
+		}
+		if denied != nil {
+			return denied
+		}
+	}
+	return nil
 }
 
 func (o Options) normalize() (Options, *pricing.PicoUSD, error) {
 	o.Purpose = strings.TrimSpace(o.Purpose)
 	if o.Purpose == "" {
 		return o, nil, errors.New("replay: a purpose is required: it is the reason recorded for reading stored content")
+	}
+	if len(o.Purpose) > access.MaxReasonLen || !utf8.ValidString(o.Purpose) {
+		return o, nil, fmt.Errorf("replay: the purpose must be UTF-8 text of at most %d bytes", access.MaxReasonLen)
 	}
 	if o.N == 0 {
 		o.N = DefaultN
@@ -225,15 +314,15 @@ func (o Options) normalize() (Options, *pricing.PicoUSD, error) {
 	if o.MaxCostUSD == "" {
 		return o, nil, nil
 	}
-	c, err := parseUSD(o.MaxCostUSD)
+	c, err := ParseUSD(o.MaxCostUSD)
 	if err != nil {
 		return o, nil, err
 	}
 	return o, &c, nil
 }
 
-// parseUSD reads a non-negative decimal amount of USD, exactly.
-func parseUSD(s string) (pricing.PicoUSD, error) {
+// ParseUSD reads a non-negative decimal amount of USD, exactly.
+func ParseUSD(s string) (pricing.PicoUSD, error) {
 	if len(s) > 32 {
 		return 0, errors.New("replay: cost cap is too long")
 	}
@@ -248,7 +337,7 @@ func parseUSD(s string) (pricing.PicoUSD, error) {
 	return pricing.PicoUSD(v.Num().Int64()), nil
 }
 
-func (r *Runner) replayCall(ctx context.Context, p access.Principal, runID string, c ledger.Call, opt Options, b *budget) (Result, error) {
+func (r *Runner) replayCall(ctx context.Context, p access.Principal, runID string, c ledger.Call, opt Options, b *budget, prog *progress) (Result, error) {
 	res := Result{Tenant: c.Tenant, TraceID: c.TraceID, SpanID: c.SpanID, Provider: c.Provider, ResponseModel: c.ResponseModel,
 		Outcome: Outcome{Requested: opt.N, EstimatedCostPerReplay: "—"}}
 	now := opt.Now()
@@ -297,14 +386,33 @@ func (r *Runner) replayCall(ctx context.Context, p access.Principal, runID strin
 		return res, nil
 	}
 
+	// Each replay is paid for when it is sent, so its row is written as soon
+	// as it is back: an error later in the run loses none. A row that
+	// cannot be written stops the run.
+	sendCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	var writeErr error
 	record := func(req providers.Request, out providers.Result, err error, start, end time.Time) {
 		row := replayCall(runID, c, req, out, err, start, end, r.Prices)
 		if r.Tracing != nil {
 			r.Tracing.emit(ctx, &row, err)
 		}
-		res.calls = append(res.calls, row)
+		if werr := r.Ledger.InsertCalls(context.WithoutCancel(ctx), []ledger.Call{row}); werr != nil && writeErr == nil {
+			writeErr = fmt.Errorf("write a replay call to the ledger: %w", werr)
+			stop(writeErr)
+		}
+		prog.update(func(q *Progress) {
+			q.Sent++
+			if err != nil {
+				q.Failed++
+			}
+		})
 	}
-	outputs, exhausted := r.sendN(ctx, client, req, opt, b, estimate, &res, record)
+	req.Logprobs = r.SampledTokens
+	outputs, sampled, exhausted := r.sendN(sendCtx, client, req, opt, b, estimate, &res, record)
+	if writeErr != nil {
+		return res, writeErr
+	}
 	res.Completed = len(outputs)
 	switch {
 	case exhausted:
@@ -316,7 +424,8 @@ func (r *Runner) replayCall(ctx context.Context, p access.Principal, runID strin
 		res.Status = StatusReplayed
 	}
 	if res.Completed > 0 {
-		d := distribution.Analyze(original, outputs, distribution.Options{})
+		tok, note := tokenizer.For(c.Provider, c.ResponseModel)
+		d := distribution.Analyze(original, outputs, distribution.Options{Tokenizer: tok, NoTokenizer: note, Sampled: sampled})
 		res.Distribution = &d
 	}
 	return res, nil
@@ -397,8 +506,9 @@ func (r *Runner) reveal(ctx context.Context, p access.Principal, c ledger.Call, 
 // of being rejected again by each, and if it fails, the others are not
 // sent.
 func (r *Runner) sendN(ctx context.Context, client *providers.Client, req providers.Request, opt Options, b *budget, estimate *pricing.PicoUSD, res *Result,
-	record func(providers.Request, providers.Result, error, time.Time, time.Time)) (outputs []string, exhausted bool) {
+	record func(providers.Request, providers.Result, error, time.Time, time.Time)) (outputs []string, sampled [][]string, exhausted bool) {
 	texts := make([]string, opt.N)
+	tokens := make([][]string, opt.N)
 	done := make([]bool, opt.N)
 	var mu sync.Mutex
 	send := func(i int, req providers.Request) providers.Result {
@@ -417,17 +527,17 @@ func (r *Runner) sendN(ctx context.Context, client *providers.Client, req provid
 			}
 			return out
 		}
-		texts[i], done[i] = out.Text(), true
+		texts[i], tokens[i], done[i] = out.Text(), out.Tokens, true
 		return out
 	}
 
 	if !b.take(estimate) {
-		return nil, true
+		return nil, nil, true
 	}
 	first := send(0, req)
 	if !done[0] {
 		// Retries are behind it: the others would fail the same way.
-		return nil, false
+		return nil, nil, false
 	}
 	for _, ch := range first.ParamChanges {
 		if ch.Action == providers.ChangeDropped {
@@ -456,10 +566,10 @@ loop:
 	wg.Wait()
 	for i, ok := range done {
 		if ok {
-			outputs = append(outputs, texts[i])
+			outputs, sampled = append(outputs, texts[i]), append(sampled, tokens[i])
 		}
 	}
-	return outputs, exhausted
+	return outputs, sampled, exhausted
 }
 
 func withoutParam(p providers.Params, name string) providers.Params {

@@ -24,6 +24,7 @@ import (
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/ledgertest"
 	"github.com/docketlabs/docket/ledger/pricing"
+	"github.com/docketlabs/docket/replay/distribution"
 	"github.com/docketlabs/docket/replay/lifecycle"
 	"github.com/docketlabs/docket/replay/providers"
 )
@@ -174,14 +175,22 @@ func TestSampledDistributionIsMeasuredExactly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reveals := 0
+	reveals, runs := 0, 0
 	for _, entry := range log {
 		if entry.TraceID == trace && entry.Outcome == access.OutcomeAllowed && entry.Reason == purpose && entry.Actor == "ana" {
-			reveals++
+			switch entry.Action {
+			case "reveal":
+				reveals++
+			case ActionReplay:
+				runs++
+				if !strings.Contains(entry.Detail, "run="+rep.RunID+" n=20") {
+					t.Errorf("run entry detail %q", entry.Detail)
+				}
+			}
 		}
 	}
-	if reveals != 2 { // input and original output
-		t.Fatalf("%d recorded reveals, want 2", reveals)
+	if reveals != 2 || runs != 1 { // input and original output; the run
+		t.Fatalf("%d recorded reveals and %d runs, want 2 and 1", reveals, runs)
 	}
 
 	// The ledger keeps the result, linked to the call, without output text.
@@ -488,9 +497,9 @@ func TestOptionsAreChecked(t *testing.T) {
 
 func TestParseUSD(t *testing.T) {
 	for in, want := range map[string]pricing.PicoUSD{"0": 0, "0.5": 500_000_000_000, "12": 12_000_000_000_000, "0.000000000001": 1} {
-		got, err := parseUSD(in)
+		got, err := ParseUSD(in)
 		if err != nil || got != want {
-			t.Errorf("parseUSD(%q) = %d, %v; want %d", in, got, err, want)
+			t.Errorf("ParseUSD(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
 }
@@ -512,5 +521,42 @@ func TestFailedFirstReplayStopsTheCall(t *testing.T) {
 	}
 	if res.FirstError == "" || strings.Contains(res.FirstError, "4111") {
 		t.Fatalf("first error %q", res.FirstError)
+	}
+}
+
+// Where the provider sends the tokens it sampled, divergence in tokens is
+// counted in them; otherwise in the model's tokenizer (gpt-4o-mini:
+// o200k_base).
+func TestSampledTokensArePreferredToTheTokenizer(t *testing.T) {
+	const original, alt = "The refund window is 30 days.", "The refund window is 14 days."
+	responder, err := fakeprovider.Sampled(3, fakeprovider.Output{Text: alt, Weight: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		sampled       bool
+		from          string
+		token, tokens int
+	}{
+		// The fake's own split: The| refund| window| is| 14| days|.
+		{true, distribution.SampledSource, 4, 7},
+		// o200k_base: The| refund| window| is| |14| days|.
+		{false, "o200k_base", 5, 8},
+	} {
+		e := newEnv(t, responder)
+		e.runner.SampledTokens = c.sampled
+		trace := newTraceID(t)
+		insert(t, e.call(trace, "00f067aa0ba902b7", "openai", "gpt-4o-mini-2024-07-18", "How long is the refund window?", original))
+		rep, err := e.runner.ReplayTrace(context.Background(), auditor, trace, Options{N: 2, Purpose: purpose, Now: testNow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := only(t, rep).Distribution.Variants[0].Divergence
+		if d == nil || d.Char != 21 || d.TokensFrom != c.from || d.Token == nil || *d.Token != c.token || *d.Tokens != c.tokens {
+			t.Errorf("sampled=%v: %+v, want token %d of %d from %s", c.sampled, d, c.token, c.tokens, c.from)
+			if d != nil && d.Token != nil {
+				t.Logf("token %d of %d", *d.Token, *d.Tokens)
+			}
+		}
 	}
 }

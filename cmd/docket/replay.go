@@ -24,7 +24,7 @@ func replayCommand() *cobra.Command {
 	var traceID, openaiAPI, otlpEndpoint string
 	var callIDs []string
 	var sample sampleFlags
-	var asJSON, stream bool
+	var asJSON, stream, sampledTokens bool
 	opt := replay.Options{}
 	cmd := &cobra.Command{
 		Use:   "replay (--trace TRACE_ID | --call TRACE_ID:SPAN_ID... | --sample N --tenant T --from T --to T) --purpose TEXT [--n 20] [--json]",
@@ -46,7 +46,7 @@ ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY.`,
 			if err != nil {
 				return err
 			}
-			clients, err := replayClients(providers.API(openaiAPI), stream, os.Getenv)
+			clients, err := replay.ClientsFromEnv(providers.API(openaiAPI), stream, os.Getenv)
 			if err != nil {
 				return fmt.Errorf("replay: %w", err)
 			}
@@ -64,7 +64,8 @@ ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY.`,
 				return err
 			}
 			defer d.close()
-			r := &replay.Runner{Ledger: d.ledger, Reader: &access.Reader{Content: d.content, Ledger: d.ledger}, Lifecycle: lc, Clients: clients, Prices: prices}
+			r := &replay.Runner{Ledger: d.ledger, Reader: &access.Reader{Content: d.content, Ledger: d.ledger}, Lifecycle: lc, Clients: clients, Prices: prices,
+				SampledTokens: sampledTokens}
 			if otlpEndpoint != "" {
 				exp, err := otlptracegrpc.New(ctx, otlptracegrpc.WithEndpoint(otlpEndpoint), otlptracegrpc.WithInsecure())
 				if err != nil {
@@ -108,6 +109,7 @@ ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY.`,
 	f.StringVar(&opt.MaxCostUSD, "max-cost-usd", "", "stop before the estimated cost of the run exceeds this many USD (empty: no cap)")
 	f.StringVar(&openaiAPI, "openai-api", string(providers.ChatCompletions), "API for OpenAI calls: openai.chat_completions or openai.responses")
 	f.BoolVar(&stream, "stream", false, "ask providers for streamed answers")
+	f.BoolVar(&sampledTokens, "sampled-tokens", false, "ask OpenAI Chat Completions for the sampled tokens (logprobs) and count divergence in them")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON (it contains output text)")
 	f.StringVar(&otlpEndpoint, "otlp-endpoint", "", "also send each replay as a span over OTLP/gRPC (plaintext) to this host:port, e.g. a collector; tenant in resource attribute "+replay.TenantAttribute)
 	return cmd
@@ -145,25 +147,6 @@ func selection(traceID string, callIDs []string, sf sampleFlags) (replay.Selecti
 	return sel, nil
 }
 
-// replayClients builds a client per gen_ai.provider.name from the
-// environment, as the vendors' SDKs read it.
-func replayClients(openaiAPI providers.API, stream bool, getenv func(string) string) (map[string]*providers.Client, error) {
-	if openaiAPI != providers.ChatCompletions && openaiAPI != providers.Responses {
-		return nil, fmt.Errorf("--openai-api must be %s or %s", providers.ChatCompletions, providers.Responses)
-	}
-	clients := map[string]*providers.Client{}
-	for name, api := range map[string]providers.API{"openai": openaiAPI, "anthropic": providers.Messages} {
-		cfg := providers.FromEnv(api, getenv)
-		cfg.Stream = stream
-		c, err := providers.New(cfg)
-		if err != nil {
-			return nil, fmt.Errorf("%s client: %w", name, err)
-		}
-		clients[name] = c
-	}
-	return clients, nil
-}
-
 func writeReplayText(w io.Writer, rep replay.Report) error {
 	ew := &errWriter{w: w}
 	ew.printf("replay run %s of %s: N=%d, %d replays, %d requests\n", rep.RunID, rep.Selection, rep.N, rep.Replays, rep.Requests)
@@ -180,6 +163,14 @@ func writeReplayText(w io.Writer, rep replay.Report) error {
 				d.ExactMatches, d.N, 100*d.ExactMatchRate, len(d.Variants), res.EstimatedCostPerReplay)
 			if alt := d.MostCommonAlternative; alt != nil {
 				ew.printf("  most common alternative (%d×) at character %d: %s\n", alt.Count, alt.At, alt.String())
+			}
+			for _, v := range d.Variants {
+				if v.Divergence != nil {
+					ew.printf("  first divergence of a %d× output: %s\n", v.Count, v.Divergence)
+				}
+			}
+			if d.TokenNote != "" {
+				ew.printf("  %s\n", d.TokenNote)
 			}
 		}
 		if res.Failed > 0 {

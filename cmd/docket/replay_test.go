@@ -71,7 +71,9 @@ func TestReplayCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(text, "exact match: 6/8 (75%)") || !strings.Contains(text, "most common alternative (2×)") {
+	// Your| order| ships| on| Tuesday|.: the 21st character, in the 5th token.
+	if !strings.Contains(text, "exact match: 6/8 (75%)") || !strings.Contains(text, "most common alternative (2×)") ||
+		!strings.Contains(text, "first divergence of a 2× output: character 21, token 5 of 6 (o200k_base)") {
 		t.Fatalf("text report:\n%s", text)
 	}
 
@@ -87,7 +89,7 @@ func TestReplayCommand(t *testing.T) {
 		t.Fatalf("JSON report: %+v", rep)
 	}
 	log, err := d.ledger.AccessLog(ctx, ledger.AccessFilter{Tenant: "acme"})
-	if err != nil || len(log) != 4 { // input and output, twice
+	if err != nil || len(log) != 6 { // the run, input and output; twice
 		t.Fatalf("access log: %v, %d rows", err, len(log))
 	}
 }

@@ -13,22 +13,36 @@ package distribution
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
-// Tokenizer splits text into the model's tokens. Implementations must be
-// deterministic; joining the tokens need not give the text back.
+// Tokenizer splits text into the model's tokens, as byte pieces that join
+// to the text. Implementations must be deterministic. A split whose pieces
+// do not join to the text gives no token position.
 type Tokenizer interface {
 	Name() string
 	Tokens(text string) []string
 }
+
+// SampledSource is Divergence.TokensFrom when the tokens are those the
+// provider said it sampled (logprobs).
+const SampledSource = "sampled"
 
 // Options tunes Analyze. The zero value is usable.
 type Options struct {
 	// Tokenizer of the model; nil when none is available, which the report
 	// says instead of giving token indexes.
 	Tokenizer Tokenizer
+	// Sampled are, per output (same order; nil or shorter where unknown),
+	// the tokens the provider reported it sampled. They are preferred over
+	// the tokenizer's split of an output when they join to its text.
+	Sampled [][]string
+	// NoTokenizer says why Tokenizer is nil, for the report; empty means
+	// NoTokenizerNote.
+	NoTokenizer string
 	// DiffContext is how many characters of agreeing text the diff shows
 	// around the difference. 0 means 24.
 	DiffContext int
@@ -85,9 +99,29 @@ type Divergence struct {
 	Char int `json:"char"`
 	// Byte is the same position in bytes of the output.
 	Byte int `json:"byte"`
-	// Token is the index of the first differing token; nil without a
-	// tokenizer.
-	Token *int `json:"token,omitempty"`
+	// Token is the index, from 0, of the output's token that holds the
+	// first differing byte, Tokens the output's token count: Token equals
+	// Tokens when the output ends there. Both nil when the output's tokens
+	// are not known (no tokenizer and none sampled).
+	Token  *int `json:"token,omitempty"`
+	Tokens *int `json:"tokens,omitempty"`
+	// TokensFrom says where the tokens came from: the tokenizer's name, or
+	// SampledSource.
+	TokensFrom string `json:"tokens_from,omitempty"`
+}
+
+// String says where the output diverges: "character 19, token 4 of 7
+// (o200k_base)", counting from 1; without tokens, the character only.
+func (d Divergence) String() string {
+	s := fmt.Sprintf("character %d", d.Char+1)
+	switch {
+	case d.Token == nil:
+	case *d.Token == *d.Tokens:
+		s += fmt.Sprintf(", after the last of %d tokens (%s)", *d.Tokens, d.TokensFrom)
+	default:
+		s += fmt.Sprintf(", token %d of %d (%s)", *d.Token+1, *d.Tokens, d.TokensFrom)
+	}
+	return s
 }
 
 // Analyze compares outputs with original.
@@ -99,12 +133,13 @@ func Analyze(original string, outputs []string, opts Options) Report {
 		opts.DiffMax = 120
 	}
 	r := Report{N: len(outputs), Variants: []Variant{}, Outputs: make([]Output, len(outputs))}
-	var origTokens []string
 	if opts.Tokenizer != nil {
 		r.Tokenizer = opts.Tokenizer.Name()
-		origTokens = opts.Tokenizer.Tokens(original)
 	} else {
-		r.TokenNote = NoTokenizerNote
+		r.TokenNote = opts.NoTokenizer
+		if r.TokenNote == "" {
+			r.TokenNote = NoTokenizerNote
+		}
 	}
 
 	index := map[string]int{} // text → variant
@@ -116,10 +151,11 @@ func Analyze(original string, outputs []string, opts Options) Report {
 			variant := Variant{Text: out, Matches: out == original}
 			if !variant.Matches {
 				d := divergence(original, out)
-				if opts.Tokenizer != nil {
-					t := firstDifference(origTokens, opts.Tokenizer.Tokens(out))
-					d.Token = &t
+				var sampled []string
+				if i < len(opts.Sampled) {
+					sampled = opts.Sampled[i]
 				}
+				d.locateToken(original, out, sampled, opts.Tokenizer)
 				variant.Divergence = &d
 			}
 			r.Variants = append(r.Variants, variant)
@@ -177,12 +213,52 @@ func divergence(original, out string) Divergence {
 	return d
 }
 
-// firstDifference is the index of the first differing element, or the
-// length of the shorter slice when one is a prefix of the other.
-func firstDifference(a, b []string) int {
-	i := 0
-	for i < len(a) && i < len(b) && a[i] == b[i] {
-		i++
+// locateToken sets the token position of d in out: the token holding the
+// first differing byte (which may lie inside the differing character, when
+// a token ends within it), from the sampled tokens if they join to out,
+// else from the tokenizer's split.
+func (d *Divergence) locateToken(original, out string, sampled []string, tok Tokenizer) {
+	switch {
+	case sampled != nil && joins(sampled, out):
+		d.TokensFrom = SampledSource
+	case tok != nil:
+		sampled = tok.Tokens(out)
+		if !joins(sampled, out) {
+			return
+		}
+		d.TokensFrom = tok.Name()
+	default:
+		return
 	}
-	return i
+	b := d.Byte
+	for b < len(original) && b < len(out) && original[b] == out[b] {
+		b++
+	}
+	k, n := TokenAt(sampled, b), len(sampled)
+	d.Token, d.Tokens = &k, &n
+}
+
+// TokenAt is the index of the token holding byte b of the tokens' joined
+// text, or len(tokens) when b is at or past its end.
+func TokenAt(tokens []string, b int) int {
+	end := 0
+	for i, t := range tokens {
+		end += len(t)
+		if b < end {
+			return i
+		}
+	}
+	return len(tokens)
+}
+
+// joins reports whether the tokens, joined, are text.
+func joins(tokens []string, text string) bool {
+	rest := text
+	for _, t := range tokens {
+		var ok bool
+		if rest, ok = strings.CutPrefix(rest, t); !ok {
+			return false
+		}
+	}
+	return rest == ""
 }

@@ -2,6 +2,7 @@ package distribution
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -51,7 +52,8 @@ func TestAnalyzeCounts(t *testing.T) {
 		if w.matches != (v.Divergence == nil) {
 			t.Errorf("variant %d: divergence %+v", i, v.Divergence)
 		}
-		if !w.matches && (v.Divergence.Char != w.char || v.Divergence.Byte != w.char || v.Divergence.Token == nil || *v.Divergence.Token != w.token) {
+		if !w.matches && (v.Divergence.Char != w.char || v.Divergence.Byte != w.char || v.Divergence.Token == nil || *v.Divergence.Token != w.token ||
+			v.Divergence.TokensFrom != "words") {
 			t.Errorf("variant %d: divergence %+v token %v, want char %d token %d", i, v.Divergence, *v.Divergence.Token, w.char, w.token)
 		}
 	}
@@ -84,6 +86,68 @@ func TestWithoutTokenizerTheReportSaysSo(t *testing.T) {
 	b, _ := json.Marshal(r)
 	if strings.Contains(string(b), `"token":`) || !strings.Contains(string(b), `"token_note":"no tokenizer`) {
 		t.Errorf("JSON %s", b)
+	}
+}
+
+// bytes1 is a tokenizer for tests that splits every byte, as byte-level
+// BPE may inside a multi-byte character.
+type bytes1 struct{}
+
+func (bytes1) Name() string { return "bytes" }
+func (bytes1) Tokens(text string) []string {
+	out := make([]string, len(text))
+	for i := 0; i < len(text); i++ {
+		out[i] = text[i : i+1]
+	}
+	return out
+}
+
+// lossy drops what it cannot split, as a tokenizer might on invalid UTF-8.
+type lossy struct{}
+
+func (lossy) Name() string                { return "lossy" }
+func (lossy) Tokens(text string) []string { return strings.Fields(text) }
+
+func TestTokenPositions(t *testing.T) {
+	cases := []struct {
+		name, orig, out string
+		tok             Tokenizer
+		sampled         []string
+		token, tokens   int
+		from            string
+		noTokenPosition bool
+	}{
+		{"inside a token", "The refund takes 5 days.", "The refund taken", words{}, nil, 2, 3, "words", false},
+		{"at a token's start", "The refund takes 5 days.", "The refund costs", words{}, nil, 2, 3, "words", false},
+		{"output ends early", "The refund takes 5 days.", "The refund", words{}, nil, 2, 2, "words", false},
+		{"original ends early", "The refund", "The refund takes", words{}, nil, 1, 3, "words", false},
+		{"empty output", "abc", "", bytes1{}, nil, 0, 0, "bytes", false},
+		{"empty original", "", "ab", bytes1{}, nil, 0, 2, "bytes", false},
+		{"multi-byte character split across tokens", "ok 👍", "ok 👎", bytes1{}, nil, 6, 7, "bytes", false},
+		{"sampled tokens are preferred", "Hello world", "Hello worm", words{}, []string{"Hel", "lo", " wor", "m"}, 3, 4, SampledSource, false},
+		{"sampled tokens that do not join are not used", "Hello world", "Hello worm", words{}, []string{"Hello", " worms"}, 1, 2, "words", false},
+		{"sampled tokens without a tokenizer", "Hello world", "Hello worm", nil, []string{"Hello", " worm"}, 1, 2, SampledSource, false},
+		{"a split that loses text gives no position", "a  b", "a  c", lossy{}, nil, 0, 0, "", true},
+		{"nothing known", "a b", "a c", nil, nil, 0, 0, "", true},
+	}
+	for _, c := range cases {
+		opts := Options{Tokenizer: c.tok}
+		if c.sampled != nil {
+			opts.Sampled = [][]string{c.sampled}
+		}
+		d := Analyze(c.orig, []string{c.out}, opts).Variants[0].Divergence
+		if c.noTokenPosition {
+			if d.Token != nil || d.Tokens != nil || d.TokensFrom != "" {
+				t.Errorf("%s: %+v", c.name, d)
+			}
+			continue
+		}
+		if d.Token == nil || *d.Token != c.token || *d.Tokens != c.tokens || d.TokensFrom != c.from {
+			t.Errorf("%s: %s, want %d of %d from %q", c.name, describe(d), c.token, c.tokens, c.from)
+		}
+	}
+	if r := Analyze("same", []string{"same"}, Options{Tokenizer: words{}}); r.Variants[0].Divergence != nil {
+		t.Errorf("equal strings diverge: %+v", r.Variants[0].Divergence)
 	}
 }
 
@@ -220,4 +284,11 @@ func TestTiesKeepFirstSeenOrder(t *testing.T) {
 	if r.Variants[0].Text != "c" || r.Variants[1].Text != "b" || r.Variants[2].Text != "a" || r.MostCommonAlternative.Alternative != "c" {
 		t.Errorf("%+v", r.Variants)
 	}
+}
+
+func describe(d *Divergence) string {
+	if d.Token == nil {
+		return "no token position"
+	}
+	return fmt.Sprintf("token %d of %d from %q", *d.Token, *d.Tokens, d.TokensFrom)
 }

@@ -68,6 +68,7 @@ type (
 		Stop                []string       `json:"stop,omitempty"`
 		Stream              bool           `json:"stream,omitempty"`
 		StreamOptions       *streamOptions `json:"stream_options,omitempty"`
+		Logprobs            bool           `json:"logprobs,omitempty"`
 	}
 	streamOptions struct {
 		IncludeUsage bool `json:"include_usage"`
@@ -117,6 +118,8 @@ func (w chatWire) encode(req Request, p Params, stream bool) ([]byte, error) {
 	}
 	if stream {
 		body.Stream, body.StreamOptions = true, &streamOptions{IncludeUsage: true}
+	} else {
+		body.Logprobs = req.Logprobs
 	}
 	if len(req.System) > 0 {
 		text, err := systemText(ChatCompletions, req.System)
@@ -196,9 +199,18 @@ type (
 		Error   *json.RawMessage `json:"error"` // an error inside a stream
 	}
 	chatChoice struct {
-		Message      chatAnswer `json:"message"`
-		Delta        chatAnswer `json:"delta"`
-		FinishReason *string    `json:"finish_reason"`
+		Message      chatAnswer    `json:"message"`
+		Delta        chatAnswer    `json:"delta"`
+		FinishReason *string       `json:"finish_reason"`
+		Logprobs     *chatLogprobs `json:"logprobs"`
+	}
+	chatLogprobs struct {
+		Content []struct {
+			Token string `json:"token"`
+			// Bytes are the token's bytes: a token may hold part of a
+			// character, which Token cannot show.
+			Bytes []int `json:"bytes"`
+		} `json:"content"`
 	}
 	chatAnswer struct {
 		Content   *string        `json:"content"`
@@ -242,7 +254,32 @@ func (chatWire) decode(body []byte) (Result, error) {
 		res.FinishReason = *ch.FinishReason
 	}
 	res.Output = chatOutput(ch.Message, ch.Message.ToolCalls, res.FinishReason)
+	res.Tokens = ch.Logprobs.tokens()
 	return res, nil
+}
+
+// tokens are the sampled tokens' bytes; nil when none were sent or one is
+// not bytes.
+func (l *chatLogprobs) tokens() []string {
+	if l == nil || len(l.Content) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(l.Content))
+	for _, t := range l.Content {
+		if t.Bytes == nil {
+			out = append(out, t.Token)
+			continue
+		}
+		b := make([]byte, len(t.Bytes))
+		for i, v := range t.Bytes {
+			if v < 0 || v > 255 {
+				return nil
+			}
+			b[i] = byte(v)
+		}
+		out = append(out, string(b))
+	}
+	return out
 }
 
 // chatOutput builds the GenAI output message of an answer.

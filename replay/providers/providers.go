@@ -99,6 +99,9 @@ type Request struct {
 	Messages []genai.Message // gen_ai.input.messages
 	Tools    []genai.ToolDefinition
 	Params   Params
+	// Logprobs asks for the tokens the model sampled (Chat Completions,
+	// non-streamed; the other APIs have no such option and ignore it).
+	Logprobs bool
 }
 
 // Params are the recorded sampling parameters; nil (or empty) means the
@@ -221,6 +224,9 @@ type Result struct {
 	// rejected parameter included. Set on errors too.
 	Attempts     int
 	ParamChanges []ParamChange
+	// Tokens are the answer's sampled tokens, as bytes, when the provider
+	// sent them (Request.Logprobs); nil otherwise.
+	Tokens []string
 }
 
 // Text is the answer's text.

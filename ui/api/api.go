@@ -21,6 +21,7 @@ import (
 	"github.com/docketlabs/docket/ledger/backend"
 	"github.com/docketlabs/docket/ledger/lifecycle"
 	"github.com/docketlabs/docket/ledger/views"
+	"github.com/docketlabs/docket/replay/runs"
 	"github.com/docketlabs/docket/ui/auth"
 )
 
@@ -41,6 +42,9 @@ type Deps struct {
 	// Account is the completeness account of the collector this UI runs
 	// in; nil when it runs on its own.
 	Account *completeness.Account
+	// Replays runs distribution replays started from a complaint page; nil
+	// means replay is not offered here.
+	Replays *runs.Manager
 	// ExportDir is where bundles made from the UI are written.
 	ExportDir string
 	Logger    *slog.Logger
@@ -93,6 +97,11 @@ func (a *api) routes(mux *http.ServeMux) {
 	mux.Handle("GET /api/v1/reconcile", a.allowed(access.RoleViewer, a.reconcileReport))
 	mux.Handle("GET /api/v1/completeness", a.allowed(access.RoleViewer, a.completenessReport))
 	mux.Handle("POST /api/v1/usage/imports", a.allowed(access.RoleAdmin, a.importUsage))
+
+	mux.Handle("GET /api/v1/replays/limits", a.allowed(access.RoleAuditor, a.replayLimits))
+	mux.Handle("POST /api/v1/replays", a.allowed(access.RoleAuditor, a.startReplay))
+	mux.Handle("GET /api/v1/replays/{id}", a.allowed(access.RoleAuditor, a.replayStatus))
+	mux.Handle("POST /api/v1/replays/{id}/cancel", a.allowed(access.RoleAuditor, a.cancelReplay))
 
 	mux.Handle("POST /api/v1/exports", a.allowedStream(access.RoleAuditor, a.createExport))
 	mux.Handle("GET /api/v1/exports/{file}", a.allowedStream(access.RoleAuditor, a.downloadExport))

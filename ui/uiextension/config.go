@@ -9,6 +9,7 @@ import (
 
 	"github.com/docketlabs/docket/ledger/backend"
 	"github.com/docketlabs/docket/ledger/lifecycle"
+	"github.com/docketlabs/docket/replay"
 	"github.com/docketlabs/docket/ui/auth"
 )
 
@@ -40,6 +41,29 @@ type Config struct {
 	// hold connections cannot take the file descriptors OTLP ingest in
 	// the same process needs. Further clients wait to be accepted.
 	MaxConnections int `mapstructure:"max_connections"`
+	// Replay lets auditors start distribution replays from a complaint
+	// page. Provider endpoints and keys come from the environment, as for
+	// `docket replay` (OPENAI_BASE_URL, OPENAI_API_KEY, ANTHROPIC_*).
+	Replay ReplayConfig `mapstructure:"replay"`
+}
+
+// ReplayConfig bounds the replays started from the UI.
+type ReplayConfig struct {
+	// Enabled offers replay on complaint pages. Replays are paid calls.
+	Enabled bool `mapstructure:"enabled"`
+	// MaxN is the most replays of one call (default 50).
+	MaxN int `mapstructure:"max_n"`
+	// MaxCostUSD is the highest budget of one run, in USD (default "1.00").
+	MaxCostUSD string `mapstructure:"max_cost_usd"`
+	// Timeout ends a run that takes longer (default 10m).
+	Timeout time.Duration `mapstructure:"timeout"`
+	// MaxRunning bounds the runs in flight (default 4).
+	MaxRunning int `mapstructure:"max_running"`
+	// OpenAIAPI is openai.chat_completions (default) or openai.responses.
+	OpenAIAPI string `mapstructure:"openai_api"`
+	// SampledTokens asks Chat Completions for the sampled tokens
+	// (logprobs); divergence in tokens is then counted in them.
+	SampledTokens bool `mapstructure:"sampled_tokens"`
 }
 
 // TLSConfig serves HTTPS.
@@ -70,6 +94,17 @@ func (c *Config) Validate() error {
 	}
 	if c.ExportDirectory == "" {
 		return errors.New("export_directory must not be empty")
+	}
+	if c.Replay.MaxN < 0 || c.Replay.Timeout < 0 || c.Replay.MaxRunning < 0 {
+		return errors.New("replay: max_n, timeout and max_running must not be negative")
+	}
+	if c.Replay.MaxN > replay.MaxN {
+		return fmt.Errorf("replay: max_n must be at most %d", replay.MaxN)
+	}
+	if c.Replay.MaxCostUSD != "" {
+		if _, err := replay.ParseUSD(c.Replay.MaxCostUSD); err != nil {
+			return fmt.Errorf("replay: max_cost_usd: %w", err)
+		}
 	}
 	return c.Storage.Validate()
 }

@@ -16,8 +16,14 @@ import (
 	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/backend"
 	"github.com/docketlabs/docket/ledger/lifecycle"
+	"github.com/docketlabs/docket/ledger/pricing"
+	"github.com/docketlabs/docket/replay"
+	replaylifecycle "github.com/docketlabs/docket/replay/lifecycle"
+	"github.com/docketlabs/docket/replay/providers"
+	"github.com/docketlabs/docket/replay/runs"
 	"github.com/docketlabs/docket/ui/api"
 	"github.com/docketlabs/docket/ui/auth"
 )
@@ -37,6 +43,7 @@ func createDefaultConfig() component.Config {
 		LifecycleInterval: time.Hour,
 		ExportDirectory:   filepath.Join("data", "exports"),
 		MaxConnections:    api.DefaultMaxConnections,
+		Replay:            ReplayConfig{OpenAIAPI: string(providers.ChatCompletions)},
 	}
 }
 
@@ -52,6 +59,7 @@ type uiExtension struct {
 	watch  chan struct{} // closed to stop watching the ledger's state
 	server *api.Server
 	runner *lifecycle.Runner
+	replay *runs.Manager
 }
 
 // Dependencies makes the collector start the content store first.
@@ -94,6 +102,12 @@ func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
 			return err
 		}
 	}
+	if u.cfg.Replay.Enabled {
+		if deps.Replays, err = u.replays(store, content); err != nil {
+			store.Engine().Close()
+			return err
+		}
+	}
 	switch {
 	case deps.Lifecycle != nil && u.cfg.LifecycleInterval > 0:
 		// The runner outlives Start's context; Shutdown stops it.
@@ -116,9 +130,30 @@ func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
 		store.Engine().Close()
 		return err
 	}
-	u.store, u.server, u.runner = store, srv, deps.Runner
+	u.store, u.server, u.runner, u.replay = store, srv, deps.Runner, deps.Replays
 	logger.Info("evidence UI listening", "addr", srv.Addr(), "auth", u.cfg.Auth.Mode)
 	return nil
+}
+
+// replays is the replay service of the complaint pages, with the
+// providers' endpoints and keys from the environment as `docket replay`.
+func (u *uiExtension) replays(store *ledger.Store, content contentstore.Store) (*runs.Manager, error) {
+	clients, err := replay.ClientsFromEnv(providers.API(u.cfg.Replay.OpenAIAPI), false, os.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("docketui: replay: %w", err)
+	}
+	lc, err := replaylifecycle.Default()
+	if err != nil {
+		return nil, fmt.Errorf("docketui: replay: %w", err)
+	}
+	prices, err := pricing.Default()
+	if err != nil {
+		return nil, fmt.Errorf("docketui: replay: %w", err)
+	}
+	r := &replay.Runner{Ledger: store, Reader: &access.Reader{Content: content, Ledger: store}, Lifecycle: lc, Clients: clients, Prices: prices,
+		SampledTokens: u.cfg.Replay.SampledTokens}
+	c := u.cfg.Replay
+	return runs.New(r, runs.Limits{MaxN: c.MaxN, MaxCostUSD: c.MaxCostUSD, Timeout: c.Timeout, MaxRunning: c.MaxRunning})
 }
 
 func (u *uiExtension) contentStore(host component.Host) (contentstore.Store, error) {
@@ -147,6 +182,10 @@ func (u *uiExtension) Shutdown(ctx context.Context) error {
 	if u.runner != nil {
 		// An expiry run it interrupts is recorded as failed.
 		u.runner.Stop()
+	}
+	if u.replay != nil {
+		// Replays in flight end as cancelled, with what they did recorded.
+		u.replay.Close()
 	}
 	if u.server != nil {
 		if err := u.server.Shutdown(ctx); err != nil {

@@ -133,7 +133,10 @@ test('replay reports are read defensively', () => {
   const s = fmt.replaySummary(report);
   assert.equal(s.known, true);
   assert.equal(s.distinctOutputs, 2);
-  assert.equal(fmt.divergenceText(s.divergence), 'character 14, byte 16, token 3');
+  assert.equal(fmt.divergenceText(s.divergence), 'character 15, token 4');
+  assert.equal(fmt.divergenceText({ char: 20, byte: 20, token: 4, tokens: 6, tokens_from: 'o200k_base' }), 'character 21, token 5 of 6 (o200k_base)');
+  assert.equal(fmt.divergenceText({ char: 10, byte: 10, token: 2, tokens: 2, tokens_from: 'sampled' }), 'character 11, after the last of 2 tokens (sampled)');
+  assert.equal(fmt.divergenceText({ char: 0, byte: 0 }), 'character 1');
   assert.equal(s.lifecycle, 'announced, retires on 2026-11-30');
   assert.equal(s.estimatedCost, '$0.0012');
 

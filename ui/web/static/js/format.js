@@ -261,6 +261,8 @@ export function replaySummary(report) {
     requests: num(parsed.requests),
     firstError: str(parsed.first_error),
     estimatedCost: str(parsed.estimated_cost_per_replay),
+    tokenizer: str(parsed.tokenizer),
+    tokenNote: str(parsed.token_note),
     exactMatchRate: num(parsed.exact_match_rate),
     distinctOutputs: variants ? variants.length : null,
     variants: variants || [],
@@ -269,20 +271,22 @@ export function replaySummary(report) {
   };
 }
 
-// divergenceText describes where an output first differs from the original.
+// divergenceText describes where an output first differs from the
+// original, counting from 1: "character 21, token 5 of 6 (o200k_base)"; as
+// `docket replay` prints it.
 export function divergenceText(d) {
   if (!d || typeof d !== 'object') {
     return 'none';
   }
-  const parts = [];
-  if (typeof d.char === 'number') {
-    parts.push(`character ${d.char}`);
+  if (typeof d.char !== 'number') {
+    return 'position not recorded';
   }
-  if (typeof d.byte === 'number') {
-    parts.push(`byte ${d.byte}`);
+  let text = `character ${d.char + 1}`;
+  const from = typeof d.tokens_from === 'string' && d.tokens_from !== '' ? ` (${d.tokens_from})` : '';
+  if (typeof d.token === 'number' && typeof d.tokens === 'number') {
+    text += d.token >= d.tokens ? `, after the last of ${d.tokens} tokens${from}` : `, token ${d.token + 1} of ${d.tokens}${from}`;
+  } else if (typeof d.token === 'number') {
+    text += `, token ${d.token + 1}`;
   }
-  if (typeof d.token === 'number') {
-    parts.push(`token ${d.token}`);
-  }
-  return parts.length > 0 ? parts.join(', ') : 'position not recorded';
+  return text;
 }

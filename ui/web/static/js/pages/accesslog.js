@@ -1,5 +1,5 @@
-// The access log: every reveal, export and lifecycle action, allowed or
-// not, with who, when, why and what happened.
+// The access log: every reveal, replay run, export and lifecycle action,
+// allowed or not, with who, when, why and what happened.
 
 import { h, replace } from '../dom.js';
 import * as api from '../api.js';
@@ -7,7 +7,7 @@ import { navigate } from '../router.js';
 import { load, pageHeader, section, table, td, timeEl, complaintLink, empty } from '../ui.js';
 import * as fmt from '../format.js';
 
-const ACTIONS = ['reveal', 'export', 'hold_create', 'hold_release', 'delete_request', 'delete_run', 'expire'];
+const ACTIONS = ['reveal', 'replay', 'export', 'hold_create', 'hold_release', 'delete_request', 'delete_run', 'expire'];
 const OUTCOMES = ['allowed', 'denied', 'failed'];
 const LIMIT = 200;
 

@@ -7,7 +7,7 @@
 
 import { h, replace } from '../dom.js';
 import * as api from '../api.js';
-import { load, pageHeader, section, dl, table, td, num, n, timeEl, statusBadge, copyButton, complaintPath, empty, onSubmit } from '../ui.js';
+import { load, pageHeader, section, dl, table, td, num, n, timeEl, statusBadge, copyButton, complaintPath, empty, onSubmit, fail } from '../ui.js';
 import * as charts from '../charts.js';
 import * as fmt from '../format.js';
 
@@ -29,7 +29,9 @@ export default function complaint(ctx) {
     pageHeader(['Complaint ', h('code', { class: 'trace-id', testid: 'trace-id' }, traceId)],
       h('div', { class: 'permalink-box' }, linkInput, copyButton(permalink, linkInput, { testid: 'copy-permalink' }))),
     body);
-  load(body, 'the evidence', api.get(`/api/v1/evidence/${encodeURIComponent(traceId)}`, ctx.signal), (ev) => evidence(ctx, ev)).then(() => {
+  // reload shows the evidence again, as after a replay started here ends.
+  const reload = () => load(body, 'the evidence', api.get(`/api/v1/evidence/${encodeURIComponent(traceId)}`, ctx.signal), (ev) => evidence(ctx, ev, reload));
+  reload().then(() => {
     // A permalink to one call (#call-<span_id>) can only scroll once the
     // cards exist.
     const target = location.hash.length > 1 ? document.getElementById(location.hash.slice(1)) : null;
@@ -39,7 +41,7 @@ export default function complaint(ctx) {
   });
 }
 
-function evidence(ctx, ev) {
+function evidence(ctx, ev, reload) {
   const calls = Array.isArray(ev.calls) ? ev.calls : [];
   const spans = Array.isArray(ev.evidence_spans) ? ev.evidence_spans : [];
   const timeline = Array.isArray(ev.timeline) ? ev.timeline : [];
@@ -55,7 +57,7 @@ function evidence(ctx, ev) {
     dbQueries(spans.filter((sp) => sp.category === 'db')),
     spanContent(ctx, ev, spans),
     timelineSection(timeline),
-    replaysSection(replays, calls),
+    replaysSection(ctx, ev, replays, calls, reload),
   ];
 }
 
@@ -230,6 +232,17 @@ function refKind(ref) {
   return parts.length === 5 ? parts[3] : 'content';
 }
 
+// requiredReason is the reason typed in the field, or '' after telling
+// the person that one is required.
+function requiredReason(field) {
+  const why = field.value.trim();
+  if (!why) {
+    field.setCustomValidity('A reason is required.');
+    field.reportValidity();
+  }
+  return why;
+}
+
 function revealForm(ctx, ev, item, close) {
   const reason = h('textarea', {
     name: 'reason', required: true, maxlength: 1000, rows: 2, testid: 'reveal-reason', class: 'wide',
@@ -244,10 +257,8 @@ function revealForm(ctx, ev, item, close) {
     reason,
     h('div', { class: 'actions' }, submit, cancel));
   onSubmit(form, submit, async () => {
-    const why = reason.value.trim();
+    const why = requiredReason(reason);
     if (!why) {
-      reason.setCustomValidity('A reason is required.');
-      reason.reportValidity();
       return;
     }
     const res = await api.post('/api/v1/reveal', { trace_id: ev.trace_id, ref: item.ref, reason: why }, ctx.signal);
@@ -374,10 +385,96 @@ function conflictsNotice(conflicts, calls) {
         td(h('code', null, String(c.conflicting_hash).slice(0, 16)))))));
 }
 
-function replaysSection(records, calls) {
+function replaysSection(ctx, ev, records, calls, reload) {
   const callNo = new Map(calls.map((c, i) => [c.span_id, i + 1]));
   return section('Replays', { testid: 'replays' },
-    records.length === 0 ? empty('This trace has not been replayed.') : records.map((r) => replay(r, callNo)));
+    records.length === 0 ? empty('This trace has not been replayed.') : records.map((r) => replay(r, callNo)),
+    ev.can_reveal && calls.length > 0 ? replayStarter(ctx, ev, calls, reload) : null);
+}
+
+// replayStarter offers a distribution replay of one call: N, a budget and
+// a reason (recorded, as for a reveal). The run goes on in the server; the
+// page follows its progress and shows the evidence again when it ends.
+function replayStarter(ctx, ev, calls, reload) {
+  const slot = h('div', { class: 'sub replay-start', testid: 'replay-start' });
+  api.get('/api/v1/replays/limits', ctx.signal).then((limits) => {
+    if (!limits || !limits.enabled) {
+      replace(slot, h('p', { class: 'muted' }, 'Replay is not enabled for this UI.'));
+      return;
+    }
+    replace(slot, replayForm(ctx, ev, calls, limits, reload));
+  }, (e) => {
+    if (!api.isAbort(e)) {
+      replace(slot, h('p', { class: 'muted' }, `Replay is not available: ${e.message}`));
+    }
+  });
+  return slot;
+}
+
+function replayForm(ctx, ev, calls, limits, reload) {
+  const uid = Math.random().toString(36).slice(2);
+  const field = (label, input) => {
+    input.id = `${input.name}-${uid}`;
+    return h('div', { class: 'form-field' }, h('label', { for: input.id }, label), input);
+  };
+  const call = h('select', { name: 'call', testid: 'replay-call' },
+    calls.map((c, i) => h('option', { value: c.span_id }, `Call ${i + 1}: ${c.response_model || c.request_model || 'unknown model'} (span ${c.span_id})`)));
+  const count = h('input', { name: 'n', type: 'number', min: 1, max: limits.max_n, value: Math.min(10, limits.max_n), required: true, testid: 'replay-n' });
+  const budget = h('input', { name: 'budget', type: 'text', inputmode: 'decimal', required: true, value: limits.max_cost_usd, testid: 'replay-budget' });
+  const reason = h('textarea', {
+    name: 'reason', required: true, maxlength: 1000, rows: 2, class: 'wide', testid: 'replay-reason',
+    placeholder: 'ticket 4711: is the answer the customer got reproducible?',
+  });
+  const submit = h('button', { type: 'submit', class: 'btn btn-primary', testid: 'replay-submit' }, 'Start replay');
+  const status = h('div', { class: 'replay-status', testid: 'replay-status', role: 'status' });
+  const form = h('form', { class: 'reveal-form', testid: 'replay-form' },
+    h('h4', null, 'Replay a call'),
+    h('p', { class: 'muted' }, `Sends the call's stored input again N times (at most ${limits.max_n}) to the model that answered, within a budget in USD (at most $${limits.max_cost_usd}); a run ends after ${fmt.count(limits.timeout_seconds)} s. Each replay is a paid call; the reason is recorded in the access log with your name.`),
+    calls.length > 1 ? field('Call', call) : null,
+    field('N (replays)', count),
+    field('Budget (USD)', budget),
+    field('Reason', reason),
+    h('div', { class: 'actions' }, submit),
+    status);
+  onSubmit(form, submit, async () => {
+    const why = requiredReason(reason);
+    if (!why) {
+      return;
+    }
+    const spanId = calls.length > 1 ? call.value : calls[0].span_id;
+    const run = await api.post('/api/v1/replays', { trace_id: ev.trace_id, span_id: spanId, n: Number(count.value), max_cost_usd: budget.value.trim(), reason: why }, ctx.signal);
+    submit.hidden = true;
+    await followRun(ctx, run, status);
+    reload();
+  });
+  reason.addEventListener('input', () => reason.setCustomValidity(''));
+  return form;
+}
+
+// followRun polls a run's status until it ends, showing its progress and
+// a button that cancels it.
+async function followRun(ctx, run, status) {
+  const path = `/api/v1/replays/${encodeURIComponent(run.id)}`;
+  const cancel = h('button', { type: 'button', class: 'btn btn-small', testid: 'replay-cancel' }, 'Cancel run');
+  cancel.addEventListener('click', async () => {
+    cancel.disabled = true;
+    try {
+      await api.post(`${path}/cancel`, {}, ctx.signal);
+    } catch (e) {
+      fail(e);
+    }
+  });
+  for (;;) {
+    const p = run.progress || {};
+    const text = `${run.state}: ${fmt.count(p.sent || 0)} of ${fmt.count(run.n)} replays sent, ${fmt.count(p.failed || 0)} failed`;
+    replace(status, h('span', { testid: 'replay-progress', field: run.state }, text), run.state === 'running' ? cancel : null,
+      run.error ? h('p', { class: 'callout callout-warn' }, run.error) : null);
+    if (run.state !== 'running') {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    run = await api.get(path, ctx.signal);
+  }
 }
 
 function replay(r, callNo) {
@@ -397,6 +494,7 @@ function replay(r, callNo) {
     rows.push(
       ['Distinct outputs', 'distinct_outputs', sum.distinctOutputs === null ? NR : String(sum.distinctOutputs)],
       ['First divergence', 'first_divergence', sum.distinctOutputs === null ? NR : fmt.divergenceText(sum.divergence)],
+      sum.tokenNote ? ['Tokens', 'token_note', sum.tokenNote] : null,
       ['Model lifecycle', 'lifecycle', sum.lifecycle || 'active'],
       sum.reason ? ['Reason', 'reason', sum.reason] : null,
       sum.failed ? ['Failed replays', 'failed', String(sum.failed)] : null,
