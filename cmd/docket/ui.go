@@ -60,7 +60,7 @@ func uiCommand() *cobra.Command {
 	cmd.Flags().StringVar(&certFile, "tls-cert", "", "TLS certificate file (PEM)")
 	cmd.Flags().StringVar(&keyFile, "tls-key", "", "TLS key file (PEM)")
 	local.register(cmd.Flags())
-	cmd.AddCommand(usersCommand())
+	cmd.AddCommand(usersCommand(), tokensCommand())
 	return cmd
 }
 
