@@ -18,6 +18,7 @@ import (
 	"github.com/docketlabs/docket/ledger/backend"
 	"github.com/docketlabs/docket/ledger/lifecycle"
 	"github.com/docketlabs/docket/ui/api"
+	"github.com/docketlabs/docket/ui/apiclient"
 	"github.com/docketlabs/docket/ui/auth"
 )
 
@@ -116,6 +117,16 @@ func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
 	}
 	u.store, u.server, u.runner = store, srv, deps.Runner
 	logger.Info("evidence UI listening", "addr", srv.Addr(), "auth", u.cfg.Auth.Mode)
+	if emb := u.cfg.Storage.Embedded; emb != nil {
+		// The CLI finds this process's API here when the ledger is held.
+		scheme := "http://"
+		if u.cfg.TLS.CertFile != "" {
+			scheme = "https://"
+		}
+		if err := apiclient.Announce(emb.Path, scheme+srv.Addr()); err != nil {
+			logger.Warn("the CLI will not find this UI's address beside the ledger", "err", err)
+		}
+	}
 	return nil
 }
 
@@ -139,6 +150,9 @@ func (u *uiExtension) contentStore(host component.Host) (contentstore.Store, err
 }
 
 func (u *uiExtension) Shutdown(ctx context.Context) error {
+	if emb := u.cfg.Storage.Embedded; emb != nil && u.server != nil {
+		apiclient.Withdraw(emb.Path)
+	}
 	if u.watch != nil {
 		close(u.watch)
 	}
