@@ -112,9 +112,31 @@ func TestCommandsThroughRunningInstance(t *testing.T) {
 	if err != nil || json.Unmarshal([]byte(out), &holds) != nil || len(holds) != 1 || holds[0].ID != created.Hold.ID {
 		t.Fatalf("hold list --server: %v %s", err, out)
 	}
+	// A deletion request is carried out by the server; run again, it is
+	// blocked by the hold, as the embedded mode reports it.
+	out, _, err = run(lifecycleCommand(), admin, "delete", "request", "--server", srv.URL, "--tenant", "acme", "--trace", trace, "--reason", "erasure request 9")
+	var job lifecycle.DeletionJob
+	if err != nil || json.Unmarshal([]byte(out), &job) != nil || job.ID == "" || job.RequestedBy != "service:ops-bot" {
+		t.Fatalf("delete request --server: %v %s", err, out)
+	}
+	out, _, err = run(lifecycleCommand(), admin, "delete", "run", "--server", srv.URL, job.ID)
+	if err != nil || json.Unmarshal([]byte(out), &job) != nil || job.Status != "blocked_by_hold" {
+		t.Fatalf("delete run --server: %v %s", err, out)
+	}
+	out, _, err = run(lifecycleCommand(), admin, "expire", "--server", srv.URL, "--tenant", "acme", "--dry-run")
+	var expiry lifecycle.ExpiryRun
+	if err != nil || json.Unmarshal([]byte(out), &expiry) != nil || !expiry.DryRun || expiry.RunBy != "service:ops-bot" {
+		t.Fatalf("expire --server: %v %s", err, out)
+	}
+	out, _, err = run(lifecycleCommand(), admin, "events", "--server", srv.URL, "--hold", created.Hold.ID)
+	var events []lifecycle.ContentEvent
+	if err != nil || json.Unmarshal([]byte(out), &events) != nil {
+		t.Fatalf("events --server: %v %s", err, out)
+	}
 	out, _, err = run(lifecycleCommand(), admin, "runs", "--server", srv.URL)
-	if err != nil || strings.TrimSpace(out) != "[]" {
-		t.Fatalf("runs --server: %v %q", err, out)
+	var runs []lifecycle.ExpiryRun
+	if err != nil || json.Unmarshal([]byte(out), &runs) != nil || len(runs) != 1 || runs[0].ID != expiry.ID {
+		t.Fatalf("runs --server: %v %s", err, out)
 	}
 	if _, _, err := run(lifecycleCommand(), viewer, "hold", "list", "--server", srv.URL); err == nil || !strings.Contains(err.Error(), "403") {
 		t.Fatalf("viewer token hold list: %v", err)
