@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/docketlabs/docket/ledger/audit"
+	"github.com/docketlabs/docket/ledger/chdbengine"
 	"github.com/docketlabs/docket/ui/apiclient"
 )
 
@@ -70,8 +71,10 @@ func (r *remoteFlags) client(local *localFlags, stderr io.Writer) (*apiclient.Cl
 	if os.Getenv("DOCKET_CLICKHOUSE_DSN") != "" {
 		return nil, nil
 	}
-	a, ok := apiclient.Discover(filepath.Join(local.storage.dataDir, "ledger"))
-	if !ok {
+	ledgerDir := filepath.Join(local.storage.dataDir, "ledger")
+	a, ok := apiclient.Discover(ledgerDir)
+	if !ok || !chdbengine.Held(ledgerDir) {
+		// No announcement, or a stale one whose PID another process took.
 		return nil, nil
 	}
 	if tok == "" {

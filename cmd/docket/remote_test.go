@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -157,5 +159,23 @@ func TestCommandsThroughRunningInstance(t *testing.T) {
 	out, errOut, err := run(contentCommand(), admin, "get", "--data", dir, "--trace", trace, "--reason", "ticket 13", put.Ref.String())
 	if err != nil || !strings.Contains(out, "remote canary 7731") || !strings.Contains(errOut, srv.URL) {
 		t.Fatalf("held directory with a token: %v %q %q", err, out, errOut)
+	}
+}
+
+// An announcement whose directory nobody holds (its process was killed
+// and the PID taken by another) is ignored: the local data opens.
+func TestStaleAnnouncementIsIgnored(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "ledger"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := apiclient.Announce(filepath.Join(dir, "ledger"), "http://127.0.0.1:1"); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(tokenEnv, "")
+	local := localFlags{storage: storageFlags{dataDir: dir}}
+	c, err := (&remoteFlags{}).client(&local, io.Discard)
+	if err != nil || c != nil {
+		t.Fatalf("stale announcement: %v %v", c, err)
 	}
 }
