@@ -91,10 +91,17 @@ func (r *remoteFlags) client(local *localFlags, stderr io.Writer) (*apiclient.Cl
 // exportRemote asks the server for the bundle, downloads it into out and
 // checks every file against the manifest the server answered with.
 // Progress goes to stderr.
-func exportRemote(ctx context.Context, c *apiclient.Client, req audit.Request, out string, stdout, stderr io.Writer) error {
-	if err := emptyDir(out); err != nil {
+func exportRemote(ctx context.Context, c *apiclient.Client, req audit.Request, out string, stdout, stderr io.Writer) (err error) {
+	created, err := emptyDir(out)
+	if err != nil {
 		return err
 	}
+	defer func() {
+		// Like a local export: a failed one leaves no partial bundle.
+		if err != nil {
+			removeBundle(out, created)
+		}
+	}()
 	body := map[string]any{"tenant": req.Tenant, "from": req.From, "to": req.To, "format": req.Format, "reason": req.Reason,
 		"include_access_log": req.IncludeAccessLog, "include_state": req.IncludeState}
 	var res struct {
@@ -117,7 +124,7 @@ func exportRemote(ctx context.Context, c *apiclient.Client, req audit.Request, o
 		}
 	}()
 	fmt.Fprintln(stderr, "export: asking the server for the bundle")
-	err := c.Post(ctx, "/api/v1/exports", body, &res)
+	err = c.Post(ctx, "/api/v1/exports", body, &res)
 	close(done)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
@@ -150,19 +157,35 @@ func exportRemote(ctx context.Context, c *apiclient.Client, req audit.Request, o
 	return nil
 }
 
-// emptyDir creates dir, or accepts it if empty, as a local export does.
-func emptyDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("export: create bundle directory: %w", err)
+// emptyDir creates dir, or accepts it if empty, as a local export does,
+// and says whether it created it.
+func emptyDir(dir string) (bool, error) {
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return false, fmt.Errorf("export: create bundle directory: %w", err)
+		}
+		return true, nil
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return fmt.Errorf("export: bundle directory: %w", err)
+		return false, fmt.Errorf("export: bundle directory: %w", err)
 	}
 	if len(entries) > 0 {
-		return errors.New("export: the bundle directory must be empty")
+		return false, errors.New("export: the bundle directory must be empty")
 	}
-	return nil
+	return false, nil
+}
+
+// removeBundle empties dir (found empty before the export) and removes it
+// if the export created it.
+func removeBundle(dir string, created bool) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		os.Remove(filepath.Join(dir, e.Name()))
+	}
+	if created {
+		os.Remove(dir)
+	}
 }
 
 // unzipBundle writes the zip's files into dir; every file the manifest

@@ -97,6 +97,24 @@ func TestCommandsThroughRunningInstance(t *testing.T) {
 		t.Fatalf("access log of the remote read: %v %+v", err, log)
 	}
 
+	// export: the server's bundle, downloaded and checked; it verifies.
+	bundle := filepath.Join(t.TempDir(), "bundle")
+	out, errOut, err := run(exportCommand(), admin, "--server", srv.URL, "--tenant", "acme", "--from", "2020-01-01", "--to", "2100-01-01",
+		"--reason", "audit 3", "--out", bundle)
+	if err != nil || !strings.Contains(out, "bundle "+bundle) || !strings.Contains(out, "calls 1,") || !strings.Contains(errOut, "export: downloaded") {
+		t.Fatalf("export --server: %v\n%s\n%s", err, out, errOut)
+	}
+	if out, _, err := run(exportCommand(), "", "verify", bundle); err != nil || !strings.Contains(out, "bundle ok") {
+		t.Fatalf("verify of the downloaded bundle: %v %s", err, out)
+	}
+	denied := filepath.Join(t.TempDir(), "denied")
+	if _, _, err := run(exportCommand(), viewer, "--server", srv.URL, "--from", "2020-01-01", "--to", "2100-01-01", "--reason", "r", "--out", denied); err == nil || !strings.Contains(err.Error(), "403") {
+		t.Fatalf("viewer token export: %v", err)
+	}
+	if _, err := os.Stat(denied); !os.IsNotExist(err) {
+		t.Fatalf("a refused export left its directory: %v", err)
+	}
+
 	// lifecycle: a hold through the API, listed as the embedded mode lists.
 	out, _, err = run(lifecycleCommand(), admin, "hold", "create", "--server", srv.URL, "--tenant", "acme", "--trace", trace, "--reason", "case 7")
 	if err != nil {
@@ -156,7 +174,7 @@ func TestCommandsThroughRunningInstance(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--server "+srv.URL) {
 		t.Fatalf("held directory without a token: %v", err)
 	}
-	out, errOut, err := run(contentCommand(), admin, "get", "--data", dir, "--trace", trace, "--reason", "ticket 13", put.Ref.String())
+	out, errOut, err = run(contentCommand(), admin, "get", "--data", dir, "--trace", trace, "--reason", "ticket 13", put.Ref.String())
 	if err != nil || !strings.Contains(out, "remote canary 7731") || !strings.Contains(errOut, srv.URL) {
 		t.Fatalf("held directory with a token: %v %q %q", err, out, errOut)
 	}
