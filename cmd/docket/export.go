@@ -16,11 +16,12 @@ import (
 
 func exportCommand() *cobra.Command {
 	var local localFlags
+	var remote remoteFlags
 	var req audit.Request
 	var format, from, to, out string
 	cmd := &cobra.Command{
 		Use:   "export --from TIME --to TIME --out DIR --reason REASON [--tenant T] [--format jsonl|csv|parquet]",
-		Short: "Export the ledger for an audit as a verifiable bundle (embedded ledger: while the collector is stopped)",
+		Short: "Export the ledger for an audit as a verifiable bundle (from the local data, or a running Docket with --server)",
 		Long: `Export the calls of a tenant (default: every tenant) that started in [--from, --to)
 into a new bundle directory: calls.<format>, optionally the access log and the
 lifecycle records, and manifest.json with the query, totals (a total with
@@ -28,7 +29,13 @@ unknown parts carries "+?"), the SHA-256 of every file and a hash chain over
 every file's rows. The export is recorded in the access log; the root it
 prints is the ref of that record. Check a bundle with "docket export verify".
 
-Times are RFC 3339 (2026-03-01T00:00:00Z) or dates (2026-03-01, UTC midnight).`,
+Times are RFC 3339 (2026-03-01T00:00:00Z) or dates (2026-03-01, UTC midnight).
+
+With --server URL (and an API token in $DOCKET_TOKEN) the running Docket
+writes the bundle, recorded under the token's service account, and it is
+downloaded into --out while ingestion goes on; progress goes to stderr.
+Without --server, the embedded ledger in --data must not be held by a
+running process; if it is, the command says where that process's API is.`,
 		Args: cobra.NoArgs,
 		// A denied export is not a usage mistake.
 		SilenceUsage: true,
@@ -45,6 +52,13 @@ Times are RFC 3339 (2026-03-01T00:00:00Z) or dates (2026-03-01, UTC midnight).`,
 			}
 			req.Format = audit.Format(format)
 			ctx := cmd.Context()
+			client, err := remote.client(&local, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			if client != nil {
+				return exportRemote(ctx, client, req, out, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			}
 			store, operator, err := local.openLedger(ctx)
 			if err != nil {
 				return err
@@ -59,6 +73,7 @@ Times are RFC 3339 (2026-03-01T00:00:00Z) or dates (2026-03-01, UTC midnight).`,
 		},
 	}
 	local.registerLedger(cmd.Flags())
+	remote.register(cmd.Flags())
 	fs := cmd.Flags()
 	fs.StringVar(&req.Tenant, "tenant", "", "tenant to export (default: every tenant)")
 	fs.StringVar(&from, "from", "", "first call start time included (required)")

@@ -6,17 +6,21 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/lifecycle"
+	"github.com/docketlabs/docket/ui/apiclient"
 )
 
 // lifecycleFlags are shared by every lifecycle subcommand.
 type lifecycleFlags struct {
 	local       localFlags
+	remote      remoteFlags
 	contentDays int
 	ledgerDays  int
 	retention   []string
@@ -26,17 +30,22 @@ func lifecycleCommand() *cobra.Command {
 	var lf lifecycleFlags
 	cmd := &cobra.Command{
 		Use:   "lifecycle",
-		Short: "Legal holds, deletion requests and retention expiry (embedded ledger: while the collector is stopped)",
+		Short: "Legal holds, deletion requests and retention expiry (on the local data, or a running Docket with --server)",
 		Long: `Legal holds, deletion requests and retention expiry, recorded with who, when,
 scope and reason. The operator acts as an admin of every tenant of the local
 data; --actor is the name put on record (default: the login name).
 
 A hold beats deletion and expiry; releasing it runs the blocked deletion jobs
 of its tenant again. Deletion removes content objects and keeps ledger rows.
-Output is JSON on stdout.`,
+Output is JSON on stdout.
+
+With --server URL (and an API token in $DOCKET_TOKEN) the running Docket
+does the work, under the token's service account and with its own
+retention policy; a deletion request is then also carried out there.`,
 	}
 	pf := cmd.PersistentFlags()
 	lf.local.register(pf)
+	lf.remote.register(pf)
 	pf.IntVar(&lf.contentDays, "content-days", lifecycle.DefaultContentDays, "content retention in days, all tenants")
 	pf.IntVar(&lf.ledgerDays, "ledger-days", lifecycle.DefaultLedgerDays, "ledger retention in days, all tenants")
 	pf.StringArrayVar(&lf.retention, "retention", nil, "per-tenant retention TENANT=CONTENT_DAYS:LEDGER_DAYS (either may be empty); repeatable")
@@ -78,17 +87,32 @@ func (lf *lifecycleFlags) open(ctx context.Context) (*session, error) {
 	return &session{m: m, actor: local.operator, close: local.close}, nil
 }
 
-// run opens a session, calls fn and prints what it returns as JSON. A
-// result that comes with an error (a job that failed, a hold that could
-// not be applied everywhere) is printed before the error is returned.
-func (lf *lifecycleFlags) run(cmd *cobra.Command, fn func(context.Context, *session) (any, error)) error {
+// run opens a session, calls fn and prints what it returns as JSON; with
+// a running Docket to act through, it calls remote instead. A result that
+// comes with an error (a job that failed, a hold that could not be
+// applied everywhere) is printed before the error is returned.
+func (lf *lifecycleFlags) run(cmd *cobra.Command, fn func(context.Context, *session) (any, error), remote func(context.Context, *apiclient.Client) (any, error)) error {
 	ctx := cmd.Context()
-	s, err := lf.open(ctx)
+	client, err := lf.remote.client(&lf.local, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
-	defer s.close()
-	out, err := fn(ctx, s)
+	var out any
+	if client != nil {
+		for _, name := range []string{"content-days", "ledger-days", "retention"} {
+			if f := cmd.Flag(name); f != nil && f.Changed {
+				return fmt.Errorf("--%s does not apply through a running docket: it applies its own retention policy", name)
+			}
+		}
+		out, err = remote(ctx, client)
+	} else {
+		s, oerr := lf.open(ctx)
+		if oerr != nil {
+			return oerr
+		}
+		defer s.close()
+		out, err = fn(ctx, s)
+	}
 	if out != nil {
 		enc := json.NewEncoder(cmd.OutOrStdout())
 		enc.SetIndent("", "  ")
@@ -162,6 +186,15 @@ func holdCommand(lf *lifecycleFlags) *cobra.Command {
 					Hold    lifecycle.Hold        `json:"hold"`
 					Applied lifecycle.HoldApplied `json:"applied"`
 				}{h, applied}, err
+			}, func(ctx context.Context, c *apiclient.Client) (any, error) {
+				var res struct {
+					Hold    lifecycle.Hold        `json:"hold"`
+					Applied lifecycle.HoldApplied `json:"applied"`
+				}
+				if err := c.Post(ctx, "/api/v1/holds", lifecycle.HoldRequest{Scope: scope, Reason: sf.reason}, &res); err != nil {
+					return nil, err
+				}
+				return res, nil
 			})
 		},
 	}
@@ -179,6 +212,12 @@ func holdCommand(lf *lifecycleFlags) *cobra.Command {
 					return nil, err
 				}
 				return res, err
+			}, func(ctx context.Context, c *apiclient.Client) (any, error) {
+				var res lifecycle.ReleaseResult
+				if err := c.Post(ctx, "/api/v1/holds/"+url.PathEscape(args[0])+"/release", map[string]string{"reason": releaseReason}, &res); err != nil {
+					return nil, err
+				}
+				return res, nil
 			})
 		},
 	}
@@ -193,6 +232,12 @@ func holdCommand(lf *lifecycleFlags) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return lf.run(cmd, func(ctx context.Context, s *session) (any, error) {
 				return listResult(s.m.Holds(ctx, s.actor, filter))
+			}, func(ctx context.Context, c *apiclient.Client) (any, error) {
+				var res struct {
+					Holds []lifecycle.Hold `json:"holds"`
+				}
+				err := c.Get(ctx, "/api/v1/holds"+query("tenant", filter.Tenant, "status", filter.Status), &res)
+				return listResult(res.Holds, err)
 			})
 		},
 	}
@@ -222,6 +267,14 @@ func deleteCommand(lf *lifecycleFlags) *cobra.Command {
 					return nil, err
 				}
 				return job, err
+			}, func(ctx context.Context, c *apiclient.Client) (any, error) {
+				var res struct {
+					Job lifecycle.DeletionJob `json:"job"`
+				}
+				if err := c.Post(ctx, "/api/v1/deletions", lifecycle.DeletionRequest{Scope: scope, Reason: sf.reason}, &res); err != nil {
+					return nil, err
+				}
+				return res.Job, nil
 			})
 		},
 	}
@@ -238,6 +291,15 @@ func deleteCommand(lf *lifecycleFlags) *cobra.Command {
 					return nil, err
 				}
 				return job, err
+			}, func(ctx context.Context, c *apiclient.Client) (any, error) {
+				var res struct {
+					Job   lifecycle.DeletionJob `json:"job"`
+					Error string                `json:"error"`
+				}
+				if err := c.Post(ctx, "/api/v1/deletions/"+url.PathEscape(args[0])+"/run", nil, &res); err != nil {
+					return nil, err
+				}
+				return res.Job, remoteErr(res.Error)
 			})
 		},
 	}
@@ -260,6 +322,22 @@ func deleteCommand(lf *lifecycleFlags) *cobra.Command {
 					Job     lifecycle.DeletionJob   `json:"job"`
 					History []lifecycle.DeletionJob `json:"history"`
 				}{job, history}, nil
+			}, func(ctx context.Context, c *apiclient.Client) (any, error) {
+				if len(args) == 0 {
+					var res struct {
+						Jobs []lifecycle.DeletionJob `json:"jobs"`
+					}
+					err := c.Get(ctx, "/api/v1/deletions"+query("tenant", filter.Tenant, "status", filter.Status), &res)
+					return listResult(res.Jobs, err)
+				}
+				var res struct {
+					Job     lifecycle.DeletionJob   `json:"job"`
+					History []lifecycle.DeletionJob `json:"history"`
+				}
+				if err := c.Get(ctx, "/api/v1/deletions/"+url.PathEscape(args[0]), &res); err != nil {
+					return nil, err
+				}
+				return res, nil
 			})
 		},
 	}
@@ -288,6 +366,17 @@ func expireCommand(lf *lifecycleFlags) *cobra.Command {
 					return nil, err
 				}
 				return run, err
+			}, func(ctx context.Context, c *apiclient.Client) (any, error) {
+				fmt.Fprintln(cmd.ErrOrStderr(), "expiry: running on the server")
+				var res struct {
+					Run   lifecycle.ExpiryRun `json:"run"`
+					Error string              `json:"error"`
+				}
+				body := map[string]any{"dry_run": opts.DryRun, "tenant": opts.Tenant, "reason": opts.Reason}
+				if err := c.Post(ctx, "/api/v1/lifecycle/expire", body, &res); err != nil {
+					return nil, err
+				}
+				return res.Run, remoteErr(res.Error)
 			})
 		},
 	}
@@ -306,6 +395,13 @@ func eventsCommand(lf *lifecycleFlags) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return lf.run(cmd, func(ctx context.Context, s *session) (any, error) {
 				return listResult(s.m.ContentEvents(ctx, s.actor, filter))
+			}, func(ctx context.Context, c *apiclient.Client) (any, error) {
+				var res struct {
+					Events []lifecycle.ContentEvent `json:"events"`
+				}
+				err := c.Get(ctx, "/api/v1/lifecycle/events"+query("tenant", filter.Tenant, "ref", filter.Ref, "job", filter.JobID,
+					"hold", filter.HoldID, "limit", strconv.FormatUint(filter.Limit, 10)), &res)
+				return listResult(res.Events, err)
 			})
 		},
 	}
@@ -326,11 +422,39 @@ func runsCommand(lf *lifecycleFlags) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return lf.run(cmd, func(ctx context.Context, s *session) (any, error) {
 				return listResult(s.m.ExpiryRuns(ctx, s.actor, limit))
+			}, func(ctx context.Context, c *apiclient.Client) (any, error) {
+				var res struct {
+					Runs []lifecycle.ExpiryRun `json:"expiry_runs"`
+				}
+				err := c.Get(ctx, "/api/v1/lifecycle"+query("limit", strconv.FormatUint(limit, 10)), &res)
+				return listResult(res.Runs, err)
 			})
 		},
 	}
 	cmd.Flags().Uint64Var(&limit, "limit", 100, "at most this many runs")
 	return cmd
+}
+
+// query builds "?k=v&…" from the non-empty pairs.
+func query(pairs ...string) string {
+	q := url.Values{}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i+1] != "" {
+			q.Set(pairs[i], pairs[i+1])
+		}
+	}
+	if len(q) == 0 {
+		return ""
+	}
+	return "?" + q.Encode()
+}
+
+// remoteErr is the error a server reported beside its result.
+func remoteErr(msg string) error {
+	if msg == "" {
+		return nil
+	}
+	return errors.New(msg)
 }
 
 // listResult prints an empty list as [] rather than null, and nothing on

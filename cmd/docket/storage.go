@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -16,11 +17,9 @@ import (
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/backend"
+	"github.com/docketlabs/docket/ledger/chdbengine"
+	"github.com/docketlabs/docket/ui/apiclient"
 )
-
-func openStore(ctx context.Context, s storageFlags) (*ledger.Store, error) {
-	return backend.Open(ctx, s.config())
-}
 
 // storageFlags are the ledger storage flags shared by the offline commands.
 type storageFlags struct {
@@ -84,7 +83,15 @@ func (l *localFlags) openLedger(ctx context.Context) (*ledger.Store, access.Prin
 	if actor == "" {
 		return nil, access.Principal{}, errors.New("--actor is required (no login name found)")
 	}
-	store, err := openStore(ctx, l.storage)
+	cfg := l.storage.config()
+	if cfg.Embedded != nil {
+		// Say who holds the directory, rather than the engine's lock error.
+		if a, ok := apiclient.Discover(cfg.Embedded.Path); ok && chdbengine.Held(cfg.Embedded.Path) {
+			return nil, access.Principal{}, fmt.Errorf("the ledger in %s is held by a running docket (pid %d, API at %s): this command needs the directory to itself; stop that process first (export, lifecycle and content get can act through it with --server %s and an API token)",
+				l.storage.dataDir, a.PID, a.URL, a.URL)
+		}
+	}
+	store, err := backend.Open(ctx, cfg)
 	if err != nil {
 		return nil, access.Principal{}, err
 	}

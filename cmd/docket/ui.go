@@ -16,6 +16,7 @@ import (
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/lifecycle"
 	"github.com/docketlabs/docket/ui/api"
+	"github.com/docketlabs/docket/ui/apiclient"
 	"github.com/docketlabs/docket/ui/auth"
 )
 
@@ -52,6 +53,14 @@ func uiCommand() *cobra.Command {
 				return err
 			}
 			logger.Info("evidence UI listening", "addr", srv.Addr())
+			scheme, ledgerDir := "http://", filepath.Join(local.storage.dataDir, "ledger")
+			if certFile != "" {
+				scheme = "https://"
+			}
+			if err := apiclient.Announce(ledgerDir, scheme+srv.Addr()); err != nil {
+				logger.Warn("the CLI will not find this UI's address beside the ledger", "err", err)
+			}
+			defer apiclient.Withdraw(ledgerDir)
 			<-ctx.Done()
 			return srv.Shutdown(context.Background())
 		},
@@ -60,7 +69,7 @@ func uiCommand() *cobra.Command {
 	cmd.Flags().StringVar(&certFile, "tls-cert", "", "TLS certificate file (PEM)")
 	cmd.Flags().StringVar(&keyFile, "tls-key", "", "TLS key file (PEM)")
 	local.register(cmd.Flags())
-	cmd.AddCommand(usersCommand())
+	cmd.AddCommand(usersCommand(), tokensCommand())
 	return cmd
 }
 

@@ -20,16 +20,23 @@ func connectError(dir string) error {
 	name := f.Name()
 	f.Close()
 	os.Remove(name)
-	// ClickHouse holds an exclusive flock on <dir>/status while it runs.
-	if lf, err := os.OpenFile(filepath.Join(dir, "status"), os.O_RDWR, 0); err == nil {
-		defer lf.Close()
-		err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return fmt.Errorf("chdbengine: cannot open %q: another process holds it (chDB allows one process per data directory)", dir)
-		}
-		if err == nil {
-			_ = syscall.Flock(int(lf.Fd()), syscall.LOCK_UN)
-		}
+	if Held(dir) {
+		return fmt.Errorf("chdbengine: cannot open %q: another process holds it (chDB allows one process per data directory)", dir)
 	}
 	return fmt.Errorf("chdbengine: chDB could not open %q (its own reason is on standard error)", dir)
+}
+
+// Held reports whether another process has dir open: ClickHouse holds an
+// exclusive flock on <dir>/status while it runs.
+func Held(dir string) bool {
+	lf, err := os.OpenFile(filepath.Join(dir, "status"), os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	defer lf.Close()
+	err = syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if err == nil {
+		_ = syscall.Flock(int(lf.Fd()), syscall.LOCK_UN)
+	}
+	return errors.Is(err, syscall.EWOULDBLOCK)
 }

@@ -76,7 +76,11 @@ func (a *api) lifecycleStatus(r *http.Request, s auth.Session) (int, any, error)
 	if err != nil {
 		return 0, nil, err
 	}
-	runs, err := m.ExpiryRuns(r.Context(), s.As(access.RoleAdmin), 20)
+	limit, _ := strconv.ParseUint(r.URL.Query().Get("limit"), 10, 64)
+	if limit == 0 || limit > 1000 {
+		limit = 20
+	}
+	runs, err := m.ExpiryRuns(r.Context(), s.As(access.RoleAdmin), limit)
 	if err != nil {
 		return 0, nil, err
 	}

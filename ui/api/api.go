@@ -112,8 +112,14 @@ func (a *api) routes(mux *http.ServeMux) {
 	mux.Handle("GET /api/v1/deletions", a.allowed(access.RoleAdmin, a.deletions))
 	mux.Handle("POST /api/v1/deletions", a.allowed(access.RoleAdmin, a.createDeletion))
 	mux.Handle("GET /api/v1/deletions/{id}", a.allowed(access.RoleAdmin, a.deletion))
+	mux.Handle("POST /api/v1/deletions/{id}/run", a.long(access.RoleAdmin, a.runDeletion))
+	mux.Handle("POST /api/v1/lifecycle/expire", a.long(access.RoleAdmin, a.expire))
+	mux.Handle("GET /api/v1/lifecycle/events", a.allowed(access.RoleAdmin, a.contentEvents))
 	mux.Handle("GET /api/v1/access-log", a.allowed(access.RoleAdmin, a.accessLog))
 	mux.Handle("GET /api/v1/lifecycle", a.allowed(access.RoleAdmin, a.lifecycleStatus))
+	mux.Handle("GET /api/v1/tokens", a.allowed(access.RoleAdmin, a.listTokens))
+	mux.Handle("POST /api/v1/tokens", a.allowed(access.RoleAdmin, a.createToken))
+	mux.Handle("POST /api/v1/tokens/{id}/revoke", a.allowed(access.RoleAdmin, a.revokeToken))
 
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusNotFound, "no such endpoint")
@@ -205,6 +211,9 @@ func (a *api) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, se.code, se.msg)
 	case errors.Is(err, auth.ErrNoSession):
 		writeError(w, http.StatusUnauthorized, "sign in first")
+	case errors.Is(err, auth.ErrBadToken), errors.Is(err, auth.ErrTokenRevoked), errors.Is(err, auth.ErrTokenExpired):
+		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+		writeError(w, http.StatusUnauthorized, strings.TrimPrefix(err.Error(), "auth: "))
 	case errors.Is(err, auth.ErrBadCredentials):
 		writeError(w, http.StatusUnauthorized, "wrong user name or password")
 	case errors.Is(err, auth.ErrSignInBusy):

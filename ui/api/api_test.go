@@ -36,6 +36,7 @@ func TestMain(m *testing.M) { ledgertest.Main(m, &store) }
 
 // fixture is a running API with three accounts and one stored call.
 type fixture struct {
+	dir       string
 	url       string
 	exportDir string
 	trace     string
@@ -95,7 +96,7 @@ func newFixtureOn(t *testing.T, clock func() time.Time, serve func(http.Handler)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{account: completeness.NewAccount(), trace: randomTrace(), input: []byte(`[{"role":"user","parts":[{"type":"text","content":"<script>alert(1)</script> my order"}]}]`)}
+	f := &fixture{dir: dir, account: completeness.NewAccount(), trace: randomTrace(), input: []byte(`[{"role":"user","parts":[{"type":"text","content":"<script>alert(1)</script> my order"}]}]`)}
 	put, err := content.Put(ctx, "acme", "input", f.input)
 	if err != nil {
 		t.Fatal(err)
@@ -132,6 +133,8 @@ type client struct {
 	f    *fixture
 	http *http.Client
 	csrf string
+	// token, if set, is sent as Authorization: Bearer.
+	token string
 }
 
 func (f *fixture) client(t *testing.T) *client {
@@ -152,6 +155,9 @@ func (c *client) do(method, path string, body any, hdr ...string) (int, []byte) 
 	}
 	if c.csrf != "" {
 		req.Header.Set(auth.CSRFHeader, c.csrf)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])

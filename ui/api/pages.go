@@ -47,7 +47,7 @@ func (a *api) pages(mux *http.ServeMux) {
 		http.ServeContent(w, r, "index.html", modified, bytes.NewReader(index))
 	}
 	for _, p := range []string{"GET /{$}", "GET /login", "GET /account", "GET /ledger", "GET /costs", "GET /reconcile", "GET /export",
-		"GET /complaints/{trace_id}", "GET /admin/holds", "GET /admin/deletions", "GET /admin/access-log"} {
+		"GET /complaints/{trace_id}", "GET /admin/holds", "GET /admin/deletions", "GET /admin/access-log", "GET /admin/tokens"} {
 		mux.HandleFunc(p, serveIndex)
 	}
 }

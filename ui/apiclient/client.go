@@ -1,6 +1,7 @@
 // Package apiclient is a Go client of the evidence UI's JSON API, for
-// tools and integrations (ticketing systems, benchmarks) that sign in as
-// a built-in user.
+// tools and integrations (ticketing systems, benchmarks, the docket CLI
+// against a running instance) that sign in as a built-in user or present
+// a service account's API token.
 package apiclient
 
 import (
@@ -15,12 +16,25 @@ import (
 	"time"
 )
 
-// Client holds one signed-in session.
+// Client holds one signed-in session, or an API token.
 type Client struct {
 	base   string
 	http   *http.Client
 	cookie *http.Cookie
 	csrf   string
+	token  string
+}
+
+// ErrUnauthorized is the API's 401: not signed in, or a token that is
+// invalid, expired or revoked.
+var ErrUnauthorized = errors.New("apiclient: unauthorized")
+
+// WithToken is a client of base that authenticates every request with a
+// service account's API token (Authorization: Bearer). Requests have no
+// overall timeout: an export runs as long as the server works on it, and
+// the caller's context ends it.
+func WithToken(base, token string) *Client {
+	return &Client{base: strings.TrimRight(base, "/"), http: &http.Client{}, token: token}
 }
 
 // ErrNotFound is the API's 404.
@@ -97,6 +111,39 @@ func (c *Client) Post(ctx context.Context, path string, body, v any) error {
 	return json.NewDecoder(resp.Body).Decode(v)
 }
 
+// Download writes the body of GET path to w and returns its size;
+// progress, if set, is told the bytes received so far as they arrive.
+func (c *Client) Download(ctx context.Context, path string, w io.Writer, progress func(int64)) (int64, error) {
+	resp, err := c.send(ctx, http.MethodGet, path, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if err := check(resp); err != nil {
+		return 0, fmt.Errorf("apiclient: GET %s: %w", path, err)
+	}
+	var n int64
+	buf := make([]byte, 256<<10)
+	for {
+		k, rerr := resp.Body.Read(buf)
+		if k > 0 {
+			if _, err := w.Write(buf[:k]); err != nil {
+				return n, err
+			}
+			n += int64(k)
+			if progress != nil {
+				progress(n)
+			}
+		}
+		if rerr == io.EOF {
+			return n, nil
+		}
+		if rerr != nil {
+			return n, fmt.Errorf("apiclient: GET %s: %w", path, rerr)
+		}
+	}
+}
+
 // The session cookie is Secure; Go's cookie jar would not send it over
 // plain HTTP to a loopback address (browsers do), so it is set by hand.
 func (c *Client) send(ctx context.Context, method, path string, body []byte) (*http.Response, error) {
@@ -109,6 +156,9 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte) (*h
 	}
 	if c.cookie != nil {
 		req.AddCookie(&http.Cookie{Name: c.cookie.Name, Value: c.cookie.Value})
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	if c.csrf != "" && method != http.MethodGet {
 		req.Header.Set("X-CSRF-Token", c.csrf)
@@ -128,8 +178,11 @@ func check(resp *http.Response) error {
 		Error string `json:"error"`
 	}
 	_ = json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&e)
-	if resp.StatusCode == http.StatusNotFound {
+	switch resp.StatusCode {
+	case http.StatusNotFound:
 		return fmt.Errorf("%w: %s", ErrNotFound, e.Error)
+	case http.StatusUnauthorized:
+		return fmt.Errorf("%w: %s", ErrUnauthorized, e.Error)
 	}
 	return fmt.Errorf("%s: %s", resp.Status, e.Error)
 }

@@ -46,6 +46,7 @@ type Session struct {
 type Authenticator struct {
 	cfg     Config
 	users   *Users
+	tokens  *Tokens // nil when API tokens are off
 	proxies []netip.Prefix
 	csrfKey []byte
 	now     func() time.Time
@@ -85,6 +86,13 @@ func New(cfg Config) (*Authenticator, string, error) {
 	a := &Authenticator{cfg: cfg, csrfKey: key, now: time.Now, sessions: map[string]*session{},
 		failures: map[string][]time.Time{}, accounts: map[string]accountState{}, inFlight: map[string]bool{},
 		kdfQueue: make(chan struct{}, kdfWorkers+kdfQueue), kdf: make(chan struct{}, kdfWorkers)}
+	if f := cfg.tokensFile(); f != "" {
+		tokens, err := OpenTokens(f)
+		if err != nil {
+			return nil, "", err
+		}
+		a.tokens = tokens
+	}
 	var oneTime string
 	switch cfg.Mode {
 	case ModeBuiltin:
@@ -108,8 +116,15 @@ func (a *Authenticator) Mode() string { return a.cfg.Mode }
 // Users is the built-in account file (nil in proxy mode).
 func (a *Authenticator) Users() *Users { return a.users }
 
-// Identify returns the session of r.
+// Tokens is the API tokens file (nil when tokens are off).
+func (a *Authenticator) Tokens() *Tokens { return a.tokens }
+
+// Identify returns the session of r: an API token's when r carries one
+// (Authorization: Bearer), else the signed-in person's.
 func (a *Authenticator) Identify(r *http.Request) (Session, error) {
+	if raw, ok := a.bearer(r); ok {
+		return a.identifyToken(raw)
+	}
 	if a.cfg.Mode == ModeProxy {
 		return a.identifyProxy(r)
 	}
@@ -212,10 +227,41 @@ func (a *Authenticator) ChangePassword(r *http.Request, s Session, current, next
 	return nil
 }
 
-// CheckCSRF reports whether r carries the session's CSRF token.
+// CheckCSRF reports whether r carries the session's CSRF token. A request
+// authenticated by an API token needs none: browsers never attach an
+// Authorization header on their own, so another site cannot forge one.
 func (a *Authenticator) CheckCSRF(r *http.Request, s Session) bool {
+	if s.Mode == ModeToken {
+		return true
+	}
 	got := r.Header.Get(CSRFHeader)
 	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.CSRFToken)) == 1
+}
+
+// bearer returns the API token r carries. In proxy mode only a Docket
+// token counts: the proxy may forward a bearer token of its own.
+func (a *Authenticator) bearer(r *http.Request) (string, bool) {
+	v := r.Header.Get("Authorization")
+	scheme, raw, ok := strings.Cut(v, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	raw = strings.TrimSpace(raw)
+	if a.cfg.Mode == ModeProxy && !strings.HasPrefix(raw, TokenPrefix) {
+		return "", false
+	}
+	return raw, true
+}
+
+func (a *Authenticator) identifyToken(raw string) (Session, error) {
+	if a.tokens == nil {
+		return Session{}, ErrBadToken
+	}
+	tok, err := a.tokens.Authenticate(raw, a.now())
+	if err != nil {
+		return Session{}, err
+	}
+	return Session{Identity: Identity{User: tok.Principal(), Grants: tok.Grants}, Mode: ModeToken}, nil
 }
 
 func (a *Authenticator) identifyProxy(r *http.Request) (Session, error) {

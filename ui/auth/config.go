@@ -22,6 +22,10 @@ type Config struct {
 	// UsersFile holds the built-in accounts; created with one admin on
 	// first start.
 	UsersFile string `mapstructure:"users_file"`
+	// TokensFile holds the service accounts' API tokens (hashed). In
+	// builtin mode it defaults to ui-tokens.json beside UsersFile; in proxy
+	// mode API tokens are accepted only when it is set.
+	TokensFile string `mapstructure:"tokens_file"`
 	// SessionIdleTimeout ends a session nobody used for that long.
 	SessionIdleTimeout time.Duration `mapstructure:"session_idle_timeout"`
 	// SessionMaxAge ends every session that old.
@@ -58,6 +62,14 @@ func DefaultConfig(usersFile string) Config {
 			GroupsHeader: "X-Forwarded-Groups",
 		},
 	}
+}
+
+// tokensFile is the tokens file in effect; "" when tokens are off.
+func (c *Config) tokensFile() string {
+	if c.TokensFile == "" && c.Mode == ModeBuiltin {
+		return TokensFileFor(c.UsersFile)
+	}
+	return c.TokensFile
 }
 
 // Validate checks the configuration.

@@ -25,6 +25,7 @@ import (
 	"github.com/docketlabs/docket/replay/providers"
 	"github.com/docketlabs/docket/replay/runs"
 	"github.com/docketlabs/docket/ui/api"
+	"github.com/docketlabs/docket/ui/apiclient"
 	"github.com/docketlabs/docket/ui/auth"
 )
 
@@ -132,6 +133,16 @@ func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
 	}
 	u.store, u.server, u.runner, u.replay = store, srv, deps.Runner, deps.Replays
 	logger.Info("evidence UI listening", "addr", srv.Addr(), "auth", u.cfg.Auth.Mode)
+	if emb := u.cfg.Storage.Embedded; emb != nil {
+		// The CLI finds this process's API here when the ledger is held.
+		scheme := "http://"
+		if u.cfg.TLS.CertFile != "" {
+			scheme = "https://"
+		}
+		if err := apiclient.Announce(emb.Path, scheme+srv.Addr()); err != nil {
+			logger.Warn("the CLI will not find this UI's address beside the ledger", "err", err)
+		}
+	}
 	return nil
 }
 
@@ -176,6 +187,9 @@ func (u *uiExtension) contentStore(host component.Host) (contentstore.Store, err
 }
 
 func (u *uiExtension) Shutdown(ctx context.Context) error {
+	if emb := u.cfg.Storage.Embedded; emb != nil && u.server != nil {
+		apiclient.Withdraw(emb.Path)
+	}
 	if u.watch != nil {
 		close(u.watch)
 	}

@@ -17,6 +17,7 @@ import exportPage from './js/pages/export.js';
 import holds from './js/pages/holds.js';
 import deletions from './js/pages/deletions.js';
 import accessLog from './js/pages/accesslog.js';
+import tokens from './js/pages/tokens.js';
 
 // Each route: path pattern, page, title, and who may see it.
 const ROUTES = [
@@ -31,6 +32,7 @@ const ROUTES = [
   { path: /^\/admin\/holds$/, page: holds, title: 'Legal holds', nav: 'holds', admin: true },
   { path: /^\/admin\/deletions$/, page: deletions, title: 'Deletions', nav: 'deletions', admin: true },
   { path: /^\/admin\/access-log$/, page: accessLog, title: 'Access log', nav: 'access-log', admin: true },
+  { path: /^\/admin\/tokens$/, page: tokens, title: 'API tokens', nav: 'tokens', admin: true },
 ];
 
 const NAV = [
@@ -46,6 +48,7 @@ const ADMIN_NAV = [
   ['holds', '/admin/holds', 'Holds'],
   ['deletions', '/admin/deletions', 'Deletions'],
   ['access-log', '/admin/access-log', 'Access log'],
+  ['tokens', '/admin/tokens', 'API tokens'],
 ];
 
 let controller = null;
