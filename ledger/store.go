@@ -155,21 +155,32 @@ func CallKey(c *Call) string { return c.Tenant + "\x00" + c.TraceID + "\x00" + c
 // InsertEvidence writes evidence span rows, first write winning like
 // InsertCalls.
 func (s *Store) InsertEvidence(ctx context.Context, spans []EvidenceSpan) error {
-	if len(spans) == 0 {
+	return insertJSON(ctx, s, "insert_evidence_spans", spans)
+}
+
+// InsertLogRefs writes the links of log records' content references to
+// their spans. A link written again is the same row.
+func (s *Store) InsertLogRefs(ctx context.Context, links []LogContentRef) error {
+	return insertJSON(ctx, s, "insert_log_content_refs", links)
+}
+
+// insertJSON runs the named INSERT with rows as JSONEachRow.
+func insertJSON[T any](ctx context.Context, s *Store, name string, rows []T) error {
+	if len(rows) == 0 {
 		return nil
 	}
 	buf := insertBuffers.Get().(*[]byte)
 	defer insertBuffers.Put(buf)
 	b := (*buf)[:0]
-	for i := range spans {
-		row, err := json.Marshal(&spans[i])
+	for i := range rows {
+		row, err := json.Marshal(&rows[i])
 		if err != nil {
 			return fmt.Errorf("ledger: encode rows: %w", err)
 		}
 		b = append(append(b, row...), '\n')
 	}
 	*buf = b
-	return s.insertRows(ctx, "insert_evidence_spans", "JSONEachRow", len(spans), b)
+	return s.insertRows(ctx, name, "JSONEachRow", len(rows), b)
 }
 
 // insertRows runs the named INSERT with n rows of data.
