@@ -223,6 +223,14 @@ func (s *Store) EvidenceByTrace(ctx context.Context, traceID string) ([]Evidence
 	return out, err
 }
 
+// LogRefsByTrace returns the links of a trace's log records' content
+// references to its spans, in one tenant.
+func (s *Store) LogRefsByTrace(ctx context.Context, tenant, traceID string) ([]LogContentRef, error) {
+	var out []LogContentRef
+	err := s.query(ctx, "log_refs_by_trace", map[string]any{"tenant": tenant, "trace_id": traceID}, engine.DecodeRows(&out))
+	return out, err
+}
+
 // Counts describes the call table.
 type Counts struct {
 	// Calls is the number of provider calls every reader sees

@@ -19,6 +19,7 @@ CREATE TABLE IF NOT EXISTS log_content_refs
     event_name   LowCardinality(String),
     time         DateTime64(9, 'UTC'),
     ingested_at  DateTime64(3, 'UTC'),
+    INDEX idx_trace trace_id TYPE bloom_filter(0.001) GRANULARITY 1,
     INDEX idx_ref ref TYPE bloom_filter(0.001) GRANULARITY 1
 )
 ENGINE = ReplacingMergeTree
