@@ -135,14 +135,17 @@ func TestOrphansAreReported(t *testing.T) {
 
 // TestHeldCallsSecondSpanDoesNotExpire: a call traced by two
 // instrumentations, only the outer span carrying the end user, is held as
-// one call: past ledger retention neither of its rows expires while a hold
-// on the end user stands, and both do once it is released.
+// one call: past ledger retention neither of its rows (nor the link of its
+// log record) expires while a hold on the end user stands, and all do once
+// it is released.
 func TestHeldCallsSecondSpanDoesNotExpire(t *testing.T) {
 	f := newFixture(t, dirStore(t), Options{})
 	start := time.Now().UTC().Add(-time.Hour)
 	outer := f.call(callSpec{endUser: "user-u", start: start, input: "U asks"})
 	f.call(callSpec{trace: outer.TraceID, parent: outer.SpanID, start: start.Add(time.Millisecond), input: "U asks (SDK)"})
 	other := f.call(callSpec{endUser: "user-v", start: start})
+	f.logRecord(outer.TraceID, outer.SpanID, "choice", "U is answered", start)
+	f.logRecord(other.TraceID, other.SpanID, "choice", "V is answered", start)
 	hold, _, err := f.m.CreateHold(ctx, admin, HoldRequest{Scope: Scope{Tenant: f.tenant, EndUserRef: "user-u"}, Reason: "litigation"})
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +155,7 @@ func TestHeldCallsSecondSpanDoesNotExpire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.CallsHeld != 2 || run.CallsExpired != 1 || len(f.calls(other.TraceID)) != 0 {
+	if run.CallsHeld != 2 || run.CallsExpired != 1 || run.LogRefsHeld != 1 || run.LogRefsExpired != 1 || len(f.calls(other.TraceID)) != 0 {
 		t.Fatalf("expiry under hold: %+v", run.ExpiryCounts)
 	}
 	if rows := physicalRows(t, f.tenant, outer.TraceID); rows != 2 {
@@ -161,7 +164,7 @@ func TestHeldCallsSecondSpanDoesNotExpire(t *testing.T) {
 	if _, err := f.m.ReleaseHold(ctx, admin, hold.ID, "settled"); err != nil {
 		t.Fatal(err)
 	}
-	if run, err = f.m.Expire(ctx, admin, ExpireOptions{Now: later, Tenant: f.tenant}); err != nil || run.CallsExpired != 2 {
+	if run, err = f.m.Expire(ctx, admin, ExpireOptions{Now: later, Tenant: f.tenant}); err != nil || run.CallsExpired != 2 || run.LogRefsExpired != 1 {
 		t.Fatalf("after the release: %+v %v", run.ExpiryCounts, err)
 	}
 }

@@ -179,3 +179,8 @@ INNER JOIN
     GROUP BY trace_id
 ) AS c ON c.trace_id = s.trace_id
 ARRAY JOIN s.content_refs AS ref;
+
+-- Expiry runs count the links they expire and keep, as they count rows.
+ALTER TABLE expiry_runs ADD COLUMN IF NOT EXISTS log_refs_expired UInt64 AFTER evidence_spans_held;
+
+ALTER TABLE expiry_runs ADD COLUMN IF NOT EXISTS log_refs_held UInt64 AFTER log_refs_expired;
