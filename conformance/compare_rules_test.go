@@ -75,7 +75,8 @@ func TestCheckCall(t *testing.T) {
 
 	good := row{"span_id": "s1", "provider": "anthropic", "request_model": "claude-sonnet-4-5", "response_model": "claude-sonnet-4-5-20250929",
 		"response_id": "msg_01abc", "input_tokens": "1330", "output_tokens": "40", "cache_read_tokens": "1300", "cache_write_tokens": "0",
-		"finish_reasons": []any{"end_turn"}, "cost_usd": json.Number(bill.String()), "cost_status": "ok", "input_ref": "ref1"}
+		"finish_reasons": []any{"end_turn"}, "cost_usd": json.Number(bill.String()), "cost_status": "ok", "input_ref": "ref1",
+		referencedContent: `[{"content":"hello Canary-x-chat-Z"}]`}
 	c := CallResult{Fields: map[string]FieldResult{}}
 	checkCall(&c, truth, ev, []row{good}, "", prices, "Canary-x-chat-Z")
 	for _, f := range fields {

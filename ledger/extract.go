@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/docketlabs/docket/contentstore"
@@ -33,9 +34,8 @@ const (
 
 // Extractor builds ledger rows from spans.
 type Extractor struct {
-	// TenantAttribute is the resource attribute naming the tenant.
-	TenantAttribute string
-	// DefaultTenant is used when the resource has no tenant attribute.
+	// DefaultTenant is used when the resource names no tenant in the
+	// contract's attribute (conventions.TenantAttribute).
 	DefaultTenant string
 	// Prices prices the calls; nil leaves every cost unknown_model.
 	Prices *pricing.Table
@@ -113,7 +113,7 @@ func evidenceCategory(r *conventions.Reading, role conventions.Role, attrs pcomm
 
 // Tenant returns the tenant of a resource.
 func (x *Extractor) Tenant(res pcommon.Resource) string {
-	return conventions.Tenant(res.Attributes(), x.TenantAttribute, x.DefaultTenant)
+	return conventions.Tenant(res.Attributes(), conventions.TenantAttribute, x.DefaultTenant)
 }
 
 // issues collects problems with attribute values for the row's
@@ -659,34 +659,70 @@ const maxContentRefs = 64
 // values of *_ref attributes that are content store references.
 func contentRefs(span ptrace.Span, is *issues) []string {
 	refs := []string{}
-	collect := func(attrs pcommon.Map) bool {
-		for k, v := range attrs.All() {
-			if !strings.HasSuffix(k, conventions.RefSuffix) || v.Type() != pcommon.ValueTypeStr {
-				continue
-			}
-			if _, err := contentstore.ParseRef(v.Str()); err != nil {
-				continue
-			}
-			switch {
-			case slices.Contains(refs, v.Str()):
-			case len(refs) == maxContentRefs:
-				is.add("truncated", "content_refs")
-				return false
-			default:
-				refs = append(refs, v.Str())
-			}
-		}
-		return true
-	}
-	if !collect(span.Attributes()) {
+	if !collectRefs(&refs, span.Attributes(), is) {
 		return refs
 	}
 	for i := 0; i < eventsRead(span); i++ {
-		if !collect(span.Events().At(i).Attributes()) {
+		if !collectRefs(&refs, span.Events().At(i).Attributes(), is) {
 			break
 		}
 	}
 	return refs
+}
+
+// collectRefs adds to refs the content references among attrs, up to
+// maxContentRefs; it reports false once that bound cut the list.
+func collectRefs(refs *[]string, attrs pcommon.Map, is *issues) bool {
+	for k, v := range attrs.All() {
+		if !strings.HasSuffix(k, conventions.RefSuffix) || v.Type() != pcommon.ValueTypeStr {
+			continue
+		}
+		if _, err := contentstore.ParseRef(v.Str()); err != nil {
+			continue
+		}
+		switch {
+		case slices.Contains(*refs, v.Str()):
+		case len(*refs) == maxContentRefs:
+			is.add("truncated", "content_refs")
+			return false
+		default:
+			*refs = append(*refs, v.Str())
+		}
+	}
+	return true
+}
+
+// LogRefs are the rows linking the content references on a log record to
+// the span whose context it carries (ok), or, for a record without a span
+// context, the references nothing links (ok false): the lifecycle reports
+// their objects as unreferenced.
+func (x *Extractor) LogRefs(res pcommon.Resource, lr plog.LogRecord, ingestedAt time.Time) (rows []LogContentRef, ok bool) {
+	refs := []string{}
+	var is issues
+	collectRefs(&refs, lr.Attributes(), &is)
+	if len(refs) == 0 {
+		return nil, true
+	}
+	if lr.TraceID().IsEmpty() || lr.SpanID().IsEmpty() {
+		return nil, false
+	}
+	t := lr.Timestamp().AsTime()
+	if lr.Timestamp() == 0 {
+		t = lr.ObservedTimestamp().AsTime()
+	}
+	if lr.Timestamp() == 0 && lr.ObservedTimestamp() == 0 || x.MaxClockSkew > 0 && t.After(ingestedAt.Add(x.MaxClockSkew)) ||
+		x.MaxAge > 0 && t.Before(ingestedAt.Add(-x.MaxAge)) {
+		// Retention counts from this time: one not believed is receipt.
+		t = ingestedAt
+	}
+	base := LogContentRef{Tenant: x.Tenant(res), TraceID: lr.TraceID().String(), SpanID: lr.SpanID().String(),
+		EventName: is.clean(conventions.EventNameAttribute, conventions.RecordEventName(lr), maxIDLen), Time: t.UTC(), IngestedAt: ingestedAt}
+	for _, r := range refs {
+		row := base
+		row.Ref = r
+		rows = append(rows, row)
+	}
+	return rows, true
 }
 
 // evidence builds the evidence row of a non-call span, or reports false if

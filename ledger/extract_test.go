@@ -49,7 +49,7 @@ func testExtractor(t testing.TB) *Extractor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Extractor{TenantAttribute: "tenant.id", DefaultTenant: "default", Prices: prices}
+	return &Extractor{DefaultTenant: "default", Prices: prices}
 }
 
 func TestIsLLMCall(t *testing.T) {
@@ -474,7 +474,7 @@ func TestIsContentAttribute(t *testing.T) {
 // its key or its trace; without a window only unrepresentable times are
 // flagged.
 func TestSpansWithoutIDsKeyedByContent(t *testing.T) {
-	x := &Extractor{TenantAttribute: conventions.TenantAttribute, DefaultTenant: "default"}
+	x := &Extractor{DefaultTenant: "default"}
 	at := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	keyOf := func(model string) Call {
 		res, span := testSpan(map[string]any{conventions.OperationName: "chat", conventions.RequestModel: model})

@@ -125,6 +125,21 @@ type EvidenceSpan struct {
 	IngestedAt      time.Time `json:"ingested_at"`
 }
 
+// LogContentRef links a content reference left on a log record to the
+// span whose context the record carried: the content belongs to that
+// span's call (or, for a span that is not a call, to its trace).
+type LogContentRef struct {
+	Tenant    string `json:"tenant"`
+	TraceID   string `json:"trace_id"`
+	SpanID    string `json:"span_id"`
+	Ref       string `json:"ref"`
+	EventName string `json:"event_name"`
+	// Time is the record's time (observed time when it has none, receipt
+	// when neither is believable): content retention counts from it.
+	Time       time.Time `json:"time"`
+	IngestedAt time.Time `json:"ingested_at"`
+}
+
 // Values of Call.Status and EvidenceSpan.Status (the span status code).
 const (
 	StatusOK    = "ok"

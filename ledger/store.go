@@ -155,21 +155,32 @@ func CallKey(c *Call) string { return c.Tenant + "\x00" + c.TraceID + "\x00" + c
 // InsertEvidence writes evidence span rows, first write winning like
 // InsertCalls.
 func (s *Store) InsertEvidence(ctx context.Context, spans []EvidenceSpan) error {
-	if len(spans) == 0 {
+	return insertJSON(ctx, s, "insert_evidence_spans", spans)
+}
+
+// InsertLogRefs writes the links of log records' content references to
+// their spans. A link written again is the same row.
+func (s *Store) InsertLogRefs(ctx context.Context, links []LogContentRef) error {
+	return insertJSON(ctx, s, "insert_log_content_refs", links)
+}
+
+// insertJSON runs the named INSERT with rows as JSONEachRow.
+func insertJSON[T any](ctx context.Context, s *Store, name string, rows []T) error {
+	if len(rows) == 0 {
 		return nil
 	}
 	buf := insertBuffers.Get().(*[]byte)
 	defer insertBuffers.Put(buf)
 	b := (*buf)[:0]
-	for i := range spans {
-		row, err := json.Marshal(&spans[i])
+	for i := range rows {
+		row, err := json.Marshal(&rows[i])
 		if err != nil {
 			return fmt.Errorf("ledger: encode rows: %w", err)
 		}
 		b = append(append(b, row...), '\n')
 	}
 	*buf = b
-	return s.insertRows(ctx, "insert_evidence_spans", "JSONEachRow", len(spans), b)
+	return s.insertRows(ctx, name, "JSONEachRow", len(rows), b)
 }
 
 // insertRows runs the named INSERT with n rows of data.
@@ -209,6 +220,14 @@ func (s *Store) QueryCalls(ctx context.Context, name string, params map[string]a
 func (s *Store) EvidenceByTrace(ctx context.Context, traceID string) ([]EvidenceSpan, error) {
 	var out []EvidenceSpan
 	err := s.query(ctx, "spans_by_trace", map[string]any{"trace_id": traceID}, engine.DecodeRows(&out))
+	return out, err
+}
+
+// LogRefsByTrace returns the links of a trace's log records' content
+// references to its spans, in one tenant.
+func (s *Store) LogRefsByTrace(ctx context.Context, tenant, traceID string) ([]LogContentRef, error) {
+	var out []LogContentRef
+	err := s.query(ctx, "log_refs_by_trace", map[string]any{"tenant": tenant, "trace_id": traceID}, engine.DecodeRows(&out))
 	return out, err
 }
 

@@ -58,7 +58,7 @@ func TestReplaysAreTracedOverOTLP(t *testing.T) {
 	if err != nil || len(written) != 3 {
 		t.Fatalf("the run wrote %d rows under its trace %s: %v", len(written), rep.RunID, err)
 	}
-	x := &ledger.Extractor{TenantAttribute: TenantAttribute, DefaultTenant: "default"}
+	x := &ledger.Extractor{DefaultTenant: "default"}
 	var traced []ledger.Call
 	var runSpans int
 	deadline := time.Now().Add(10 * time.Second)

@@ -153,7 +153,7 @@ func rawInsertRate(batches []ptrace.Traces) (rate, cpuPer1000 float64, err error
 	if err != nil {
 		return 0, 0, err
 	}
-	x := &ledger.Extractor{TenantAttribute: conventions.TenantAttribute, DefaultTenant: conventions.DefaultTenant, Prices: prices}
+	x := &ledger.Extractor{DefaultTenant: conventions.DefaultTenant, Prices: prices}
 	// The statement and rows the exporter writes, encoded beforehand; up to
 	// insertBatch rows per insert as the queue batches.
 	insertSQL := queries.MustGet("insert_llm_calls")

@@ -49,7 +49,7 @@ retention policy; a deletion request is then also carried out there.`,
 	pf.IntVar(&lf.contentDays, "content-days", lifecycle.DefaultContentDays, "content retention in days, all tenants")
 	pf.IntVar(&lf.ledgerDays, "ledger-days", lifecycle.DefaultLedgerDays, "ledger retention in days, all tenants")
 	pf.StringArrayVar(&lf.retention, "retention", nil, "per-tenant retention TENANT=CONTENT_DAYS:LEDGER_DAYS (either may be empty); repeatable")
-	cmd.AddCommand(holdCommand(&lf), deleteCommand(&lf), expireCommand(&lf), eventsCommand(&lf), runsCommand(&lf))
+	cmd.AddCommand(holdCommand(&lf), deleteCommand(&lf), expireCommand(&lf), eventsCommand(&lf), runsCommand(&lf), orphansCommand(&lf))
 	return cmd
 }
 
@@ -410,6 +410,27 @@ func eventsCommand(lf *lifecycleFlags) *cobra.Command {
 	cmd.Flags().StringVar(&filter.JobID, "job", "", "only this deletion job or expiry run")
 	cmd.Flags().StringVar(&filter.HoldID, "hold", "", "only this hold")
 	cmd.Flags().Uint64Var(&filter.Limit, "limit", 1000, "at most this many events")
+	return cmd
+}
+
+func orphansCommand(lf *lifecycleFlags) *cobra.Command {
+	var opts lifecycle.OrphanOptions
+	cmd := &cobra.Command{
+		Use:   "orphans",
+		Short: "Count content objects the ledger references nowhere (out of reach of deletion and holds); changes nothing",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return lf.run(cmd, func(ctx context.Context, s *session) (any, error) {
+				report, err := s.m.Orphans(ctx, s.actor, opts)
+				if err != nil {
+					return nil, err
+				}
+				return report, nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&opts.Tenant, "tenant", "", "only this tenant (default: all)")
+	cmd.Flags().DurationVar(&opts.Grace, "grace", lifecycle.DefaultOrphanGrace, "judge only objects stored longer ago than this (their ledger rows may still be queued)")
 	return cmd
 }
 

@@ -1,6 +1,10 @@
 package conventions
 
-import "strings"
+import (
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/plog"
+)
 
 // ContentKey is an attribute that carries content. The attribute itself and
 // its indexed forms (Name.N.content, Name.N.role, … as OpenLLMetry sends
@@ -218,7 +222,7 @@ var MetadataNamespaces = []string{"gen_ai.", "docket."}
 
 // ContentEventMetadata are the structural fields of the message events
 // that stay on the telemetry.
-var ContentEventMetadata = []string{"event.name", "index", "finish_reason", "role", "id"}
+var ContentEventMetadata = []string{EventNameAttribute, "index", "finish_reason", "role", "id"}
 
 // contentIndex maps each content key's name to its index in ContentKeys,
 // and each key's reference (Name+RefSuffix) to -1: a reference is never
@@ -259,3 +263,19 @@ func ContentIndex(attr string) int {
 // IsContent reports whether an attribute carries content (a prompt, an
 // answer, a document's text) rather than metadata.
 func IsContent(attr string) bool { return ContentIndex(attr) >= 0 }
+
+// EventNameAttribute names a log record's event where the record's own
+// event name field is empty (older SDKs).
+const EventNameAttribute = "event.name"
+
+// RecordEventName is a log record's event name: its field, else the
+// attribute older SDKs set.
+func RecordEventName(lr plog.LogRecord) string {
+	if n := lr.EventName(); n != "" {
+		return n
+	}
+	if v, ok := lr.Attributes().Get(EventNameAttribute); ok {
+		return v.AsString()
+	}
+	return ""
+}

@@ -159,7 +159,9 @@ func (r *Reader) check(ctx context.Context, p Principal, req RevealRequest, reas
 }
 
 // referenced reports whether a call of the trace in tenant, or another
-// span of it (a tool call's arguments, a document's text), references ref.
+// span of it (a tool call's arguments, a document's text), references ref:
+// the call's set holds its log records' references too; a log record of
+// another span on record is that span's.
 func (r *Reader) referenced(ctx context.Context, traceID, tenant, ref string) (bool, error) {
 	calls, err := r.Ledger.CallsByTrace(ctx, traceID)
 	if err != nil {
@@ -174,8 +176,19 @@ func (r *Reader) referenced(ctx context.Context, traceID, tenant, ref string) (b
 	if err != nil {
 		return false, err
 	}
+	onRecord := map[string]bool{}
 	for _, e := range spans {
 		if e.Tenant == tenant && slices.Contains(e.ContentRefs, ref) {
+			return true, nil
+		}
+		onRecord[e.SpanID] = e.Tenant == tenant
+	}
+	links, err := r.Ledger.LogRefsByTrace(ctx, tenant, traceID)
+	if err != nil {
+		return false, err
+	}
+	for _, l := range links {
+		if l.Ref == ref && onRecord[l.SpanID] {
 			return true, nil
 		}
 	}

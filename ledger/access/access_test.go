@@ -218,3 +218,43 @@ func TestRevealRecordsMalformedAttempts(t *testing.T) {
 		}
 	}
 }
+
+// TestRevealOfLogRecordContent: content that arrived on log records is
+// revealed through the span whose context they carried: a call's (its set
+// of references) or an evidence span's on record; a record of a span the
+// ledger does not hold opens nothing.
+func TestRevealOfLogRecordContent(t *testing.T) {
+	ctx := context.Background()
+	trace := "5c8efff798038103d269b633813fc60e"
+	contentStore := newContentStore(t)
+	fixture(t, contentStore, trace)
+	now := time.Now().UTC()
+	span := ledger.EvidenceSpan{Tenant: "acme", TraceID: trace, SpanID: "20f067aa0ba902b7", SpanName: "invoke_agent", Category: "genai",
+		StartTime: now, EndTime: now, Documents: []ledger.Document{}, ContentRefs: []string{}, AttributeIssues: []string{}, IngestedAt: now}
+	if err := ledgerStore.InsertEvidence(ctx, []ledger.EvidenceSpan{span}); err != nil {
+		t.Fatal(err)
+	}
+	var refs []string
+	for _, spanID := range []string{"00f067aa0ba902b7", span.SpanID, "30f067aa0ba902b7"} {
+		res, err := contentStore.Put(ctx, "acme", "user.message", []byte(`{"content":"`+canary+` via `+spanID+`"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		link := ledger.LogContentRef{Tenant: "acme", TraceID: trace, SpanID: spanID, Ref: res.Ref.String(), EventName: "gen_ai.user.message", Time: now, IngestedAt: now}
+		if err := ledgerStore.InsertLogRefs(ctx, []ledger.LogContentRef{link}); err != nil {
+			t.Fatal(err)
+		}
+		refs = append(refs, res.Ref.String())
+	}
+	r := &Reader{Content: contentStore, Ledger: ledgerStore}
+	auditor := Principal{User: "ana", Role: RoleAuditor, Tenants: []string{"acme"}}
+	for i, want := range []bool{true, true, false} {
+		content, err := r.Reveal(ctx, auditor, RevealRequest{Tenant: "acme", TraceID: trace, Ref: refs[i], Reason: "ticket SUP-78"})
+		if got := err == nil && strings.Contains(string(content), canary); got != want {
+			t.Errorf("log record %d: revealed %v (%v), want %v", i, got, err, want)
+		}
+		if !want && !errors.Is(err, ErrDenied) {
+			t.Errorf("log record %d of a span not on record: %v, want denied", i, err)
+		}
+	}
+}

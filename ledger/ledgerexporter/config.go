@@ -21,9 +21,10 @@ type Config struct {
 
 	// Storage selects the ClickHouse engine.
 	Storage backend.Config `mapstructure:"storage"`
-	// TenantAttribute is the resource attribute that names the tenant.
-	TenantAttribute string `mapstructure:"tenant_attribute"`
-	// DefaultTenant is the tenant of resources without that attribute.
+	// DefaultTenant is the tenant of resources that name none. The tenant
+	// attribute is the contract's (conventions.TenantAttribute), the one the
+	// tenant processor stamps: it is not configurable, so no component can
+	// read the tenant from an attribute a sender controls.
 	DefaultTenant string `mapstructure:"default_tenant"`
 	// PriceTable is an optional price file replacing the shipped table.
 	PriceTable string `mapstructure:"price_table"`
@@ -58,9 +59,6 @@ var _ component.Config = (*Config)(nil)
 
 // Validate checks the configuration.
 func (c *Config) Validate() error {
-	if c.TenantAttribute == "" {
-		return errors.New("tenant_attribute must not be empty")
-	}
 	if c.DefaultTenant == "" {
 		return errors.New("default_tenant must not be empty")
 	}

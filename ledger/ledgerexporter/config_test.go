@@ -2,6 +2,7 @@ package ledgerexporter
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"go.opentelemetry.io/collector/component"
@@ -53,8 +54,26 @@ func TestServerConfig(t *testing.T) {
 	if err := confmap.Validate(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Storage.ClickHouse == nil || cfg.Storage.EmbeddedPath() != "" || cfg.TenantAttribute != "deployment.tenant" || cfg.QueueConfig.Get().StorageID == nil {
+	if cfg.Storage.ClickHouse == nil || cfg.Storage.EmbeddedPath() != "" || cfg.DefaultTenant != "shared" || cfg.QueueConfig.Get().StorageID == nil {
 		t.Fatalf("server config not applied: %+v", cfg)
+	}
+}
+
+// The tenant is read from the contract's attribute only, the one the
+// tenant processor stamps: a configured attribute (one a sender could set)
+// is refused by name.
+func TestTenantAttributeIsNotConfigurable(t *testing.T) {
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := cm.Sub("ledger/tenant_attribute")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = sub.Unmarshal(NewFactory().CreateDefaultConfig())
+	if err == nil || !strings.Contains(err.Error(), "tenant_attribute") {
+		t.Fatalf("tenant_attribute accepted or refused without naming it: %v", err)
 	}
 }
 

@@ -36,6 +36,7 @@ type ledgerExporter struct {
 
 	calls, evidence, failures metric.Int64Counter
 	costUnknown, rekeyed      metric.Int64Counter
+	links, unlinked           metric.Int64Counter
 	outage                    *outageLog
 	guard                     *queueGuard
 	health                    health
@@ -61,7 +62,7 @@ func (e *ledgerExporter) start(ctx context.Context, host component.Host) error {
 	if err != nil {
 		return err
 	}
-	e.extractor = &ledger.Extractor{TenantAttribute: e.cfg.TenantAttribute, DefaultTenant: e.cfg.DefaultTenant, Prices: prices,
+	e.extractor = &ledger.Extractor{DefaultTenant: e.cfg.DefaultTenant, Prices: prices,
 		MaxClockSkew: e.cfg.Validation.MaxClockSkew, MaxAge: e.cfg.Validation.MaxAge}
 	if e.calls, err = e.meter.Int64Counter("docket_ledger_calls_written", metric.WithDescription("LLM call rows written to the ledger (retried batches count again)")); err != nil {
 		return err
@@ -83,6 +84,9 @@ func (e *ledgerExporter) start(ctx context.Context, host component.Host) error {
 	}
 	if e.rekeyed, err = e.meter.Int64Counter("docket_ledger_spans_rekeyed",
 		metric.WithDescription("Spans with an empty trace or span ID, stored keyed by a hash of the span so they merge with no other call, by the missing ID")); err != nil {
+		return err
+	}
+	if err := e.logMetrics(); err != nil {
 		return err
 	}
 	if !e.cfg.QueueConfig.HasValue() || e.cfg.QueueConfig.Get().StorageID == nil {

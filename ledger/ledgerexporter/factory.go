@@ -27,7 +27,8 @@ var componentType = component.MustNewType(typeStr)
 // NewFactory returns the factory of the ledger exporter.
 func NewFactory() exporter.Factory {
 	return exporter.NewFactory(componentType, createDefaultConfig,
-		exporter.WithTraces(createTraces, component.StabilityLevelDevelopment))
+		exporter.WithTraces(createTraces, component.StabilityLevelDevelopment),
+		exporter.WithLogs(createLogs, component.StabilityLevelDevelopment))
 }
 
 func createDefaultConfig() component.Config {
@@ -49,13 +50,12 @@ func createDefaultConfig() component.Config {
 		MaxSize:      50_000,
 	})
 	return &Config{
-		TimeoutConfig:   exporterhelper.NewDefaultTimeoutConfig(),
-		QueueConfig:     configoptional.Some(queue),
-		RetryConfig:     retry,
-		TenantAttribute: conventions.TenantAttribute,
-		DefaultTenant:   conventions.DefaultTenant,
-		Backpressure:    BackpressureConfig{RetryAfter: time.Second, DiskReserveMiB: 16},
-		Validation:      ValidationConfig{MaxClockSkew: conventions.DefaultMaxClockSkew, MaxAge: conventions.DefaultMaxAge},
+		TimeoutConfig: exporterhelper.NewDefaultTimeoutConfig(),
+		QueueConfig:   configoptional.Some(queue),
+		RetryConfig:   retry,
+		DefaultTenant: conventions.DefaultTenant,
+		Backpressure:  BackpressureConfig{RetryAfter: time.Second, DiskReserveMiB: 16},
+		Validation:    ValidationConfig{MaxClockSkew: conventions.DefaultMaxClockSkew, MaxAge: conventions.DefaultMaxAge},
 	}
 }
 
@@ -85,4 +85,20 @@ func createTraces(ctx context.Context, set exporter.Settings, cfg component.Conf
 		return nil, err
 	}
 	return g, nil
+}
+
+// createLogs is the exporter of the logs pipeline: it links the content
+// references on log records to their spans (logs.go). Its queue and
+// retries are configured as the traces pipeline's.
+func createLogs(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Logs, error) {
+	c := cfg.(*Config)
+	exp := newLedgerExporter(c, set)
+	return xexporterhelper.NewLogsRequest(ctx, set, exp.convertLogs, exp.pushLogs,
+		exporterhelper.WithCapabilities(consumer.Capabilities{MutatesData: false}),
+		exporterhelper.WithStart(exp.start),
+		exporterhelper.WithShutdown(exp.shutdown),
+		exporterhelper.WithTimeout(c.TimeoutConfig),
+		xexporterhelper.WithQueueBatch(c.QueueConfig, xexporterhelper.QueueBatchSettings{Encoding: logLinksEncoding{}}),
+		exporterhelper.WithRetry(c.RetryConfig),
+	)
 }

@@ -69,6 +69,10 @@ type ExpiryCounts struct {
 	CallsHeld            uint64 `json:"calls_held"`
 	EvidenceSpansExpired uint64 `json:"evidence_spans_expired"`
 	EvidenceSpansHeld    uint64 `json:"evidence_spans_held"`
+	// LogRefsExpired and LogRefsHeld count the links of log records'
+	// content references to their spans (ledger rows too).
+	LogRefsExpired uint64 `json:"log_refs_expired"`
+	LogRefsHeld    uint64 `json:"log_refs_held"`
 }
 
 // ExpiryRun is one run of retention expiry.
@@ -297,6 +301,7 @@ func (m *Manager) expireLedger(ctx context.Context, run *ExpiryRun, tenant strin
 		}{
 			{"lifecycle_expirable_calls", "lifecycle_expire_calls", &run.CallsExpired, &run.CallsHeld},
 			{"lifecycle_expirable_evidence", "lifecycle_expire_evidence", &run.EvidenceSpansExpired, &run.EvidenceSpansHeld},
+			{"lifecycle_expirable_log_refs", "lifecycle_expire_log_refs", &run.LogRefsExpired, &run.LogRefsHeld},
 		} {
 			rows, err := query[expirable](ctx, m, table.count, params)
 			if err != nil {

@@ -3,8 +3,11 @@ package lifecycle
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
+
+	"go.opentelemetry.io/otel/metric"
 )
 
 // Runner runs the lifecycle in the background, as SystemPrincipal: every
@@ -28,11 +31,13 @@ type RunnerStatus struct {
 	// Progress of the expiry run under way, if any.
 	Progress *Progress `json:"progress,omitempty"`
 	// LastRun is the last expiry run that finished (or failed).
-	LastRun   *ExpiryRun `json:"last_run,omitempty"`
-	LastError string     `json:"last_error,omitempty"`
-	LastCycle time.Time  `json:"last_cycle,omitzero"`
-	NextCycle time.Time  `json:"next_cycle,omitzero"`
-	Interval  string     `json:"interval"`
+	LastRun *ExpiryRun `json:"last_run,omitempty"`
+	// Orphans is the last cycle's orphan scan (Manager.Orphans).
+	Orphans   *OrphanReport `json:"orphans,omitempty"`
+	LastError string        `json:"last_error,omitempty"`
+	LastCycle time.Time     `json:"last_cycle,omitzero"`
+	NextCycle time.Time     `json:"next_cycle,omitzero"`
+	Interval  string        `json:"interval"`
 }
 
 // NewRunner returns a stopped runner.
@@ -55,6 +60,25 @@ func (r *Runner) Start(ctx context.Context) error {
 	r.done = make(chan struct{})
 	r.status.NextCycle = time.Now().Add(r.interval)
 	go r.loop(ctx, r.done)
+	return nil
+}
+
+// RegisterMetrics reports the last orphan scan's count as the gauge
+// docket_lifecycle_orphan_objects (no labels: counts only).
+func (r *Runner) RegisterMetrics(meter metric.Meter) error {
+	_, err := meter.Int64ObservableGauge("docket_lifecycle_orphan_objects",
+		metric.WithDescription("Content objects the ledger references nowhere (no call, span or linked log record), as of the lifecycle's last scan"),
+		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			if r.status.Orphans != nil {
+				o.Observe(int64(r.status.Orphans.Orphans))
+			}
+			return nil
+		}))
+	if err != nil {
+		return fmt.Errorf("lifecycle: register metrics: %w", err)
+	}
 	return nil
 }
 
@@ -108,7 +132,11 @@ func (r *Runner) RunCycle(ctx context.Context) {
 		r.status.Progress = &p
 		r.mu.Unlock()
 	}})
-	err := errors.Join(jobErr, expErr)
+	orphans, orphanErr := r.m.Orphans(ctx, SystemPrincipal, OrphanOptions{})
+	if orphanErr == nil && orphans.Orphans > 0 {
+		r.m.logger.Warn("content objects the ledger references nowhere: out of reach of deletion and holds until expiry", "orphans", orphans.Orphans)
+	}
+	err := errors.Join(jobErr, expErr, orphanErr)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.status.Running, r.status.Progress = false, nil
@@ -120,6 +148,9 @@ func (r *Runner) RunCycle(ctx context.Context) {
 	}
 	if run.ID != "" {
 		r.status.LastRun = &run
+	}
+	if orphanErr == nil {
+		r.status.Orphans = &orphans
 	}
 	r.status.LastError = ""
 	if err != nil {

@@ -40,7 +40,7 @@ func TestUnknownAttributesOfACallFollowTheCall(t *testing.T) {
 	a.PutStr(conventions.EndUser, "user-w")
 	a.PutStr(conventions.InputRef, input)
 	a.PutStr(conventions.UnknownRef, unknown)
-	x := &ledger.Extractor{TenantAttribute: conventions.TenantAttribute, DefaultTenant: conventions.DefaultTenant}
+	x := &ledger.Extractor{DefaultTenant: conventions.DefaultTenant}
 	call, ev, kind := x.Extract(rs.Resource(), "", span, time.Now())
 	if kind != ledger.KindCall || len(ev.ContentRefs) != 1 {
 		t.Fatalf("kind %v, evidence refs %v", kind, ev.ContentRefs)

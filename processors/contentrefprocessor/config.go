@@ -17,9 +17,9 @@ type Config struct {
 	// Store names the contentstore extension to write to. Unset: the
 	// extension "contentstore".
 	Store *component.ID `mapstructure:"store"`
-	// TenantAttribute is the resource attribute naming the tenant.
-	TenantAttribute string `mapstructure:"tenant_attribute"`
-	// DefaultTenant is the tenant of resources without that attribute.
+	// DefaultTenant is the tenant of resources that name none. The tenant
+	// attribute is the contract's (conventions.TenantAttribute), as for the
+	// ledger exporter: references and ledger rows agree on the tenant.
 	DefaultTenant string `mapstructure:"default_tenant"`
 	// Capture is whether content is stored when no rule matches. Content
 	// that is not captured is dropped from the telemetry all the same.
@@ -81,9 +81,6 @@ var _ component.Config = (*Config)(nil)
 
 // Validate checks the configuration.
 func (c *Config) Validate() error {
-	if c.TenantAttribute == "" {
-		return errors.New("tenant_attribute must not be empty")
-	}
 	if err := contentstore.ValidateTenant(c.DefaultTenant); err != nil {
 		return fmt.Errorf("default_tenant: %w", err)
 	}

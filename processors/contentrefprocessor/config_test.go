@@ -2,6 +2,7 @@ package contentrefprocessor
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"go.opentelemetry.io/collector/component"
@@ -33,7 +34,7 @@ func TestEmptyConfig(t *testing.T) {
 	if err := confmap.Validate(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Store != nil || !cfg.Capture || cfg.TenantAttribute != "tenant.id" || cfg.DefaultTenant != "default" || cfg.UnknownKeys != UnknownStore || cfg.UnknownKeysScope != ScopeGenAI {
+	if cfg.Store != nil || !cfg.Capture || cfg.DefaultTenant != "default" || cfg.UnknownKeys != UnknownStore || cfg.UnknownKeysScope != ScopeGenAI {
 		t.Fatalf("defaults: %+v", cfg)
 	}
 }
@@ -63,8 +64,24 @@ func TestPolicyConfig(t *testing.T) {
 	}
 }
 
+// The tenant is read from the contract's attribute only, the one the
+// tenant processor stamps: a configured attribute is refused by name.
+func TestTenantAttributeIsNotConfigurable(t *testing.T) {
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := cm.Sub(component.NewIDWithName(metadata.Type, "tenant_attribute").String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sub.Unmarshal(defaultConfig()); err == nil || !strings.Contains(err.Error(), "tenant_attribute") {
+		t.Fatalf("tenant_attribute accepted or refused without naming it: %v", err)
+	}
+}
+
 func TestInvalidConfigs(t *testing.T) {
-	for _, name := range []string{"rule_matches_everything", "rule_without_capture", "no_tenant_attribute", "no_concurrency", "bad_default_tenant", "bad_unknown_keys", "content_key_as_metadata", "metadata_rule_matches_everything", "bad_unknown_keys_scope"} {
+	for _, name := range []string{"rule_matches_everything", "rule_without_capture", "no_concurrency", "bad_default_tenant", "bad_unknown_keys", "content_key_as_metadata", "metadata_rule_matches_everything", "bad_unknown_keys_scope"} {
 		if err := confmap.Validate(loadConfig(t, name)); err == nil {
 			t.Errorf("%s: accepted", name)
 		}

@@ -412,20 +412,32 @@ func TestUnknownKeysConfig(t *testing.T) {
 	if err := hs.reader.Collect(ctx, &rm); err != nil {
 		t.Fatal(err)
 	}
-	var counted int64
+	counted := map[string]int64{}
 	for _, sm := range rm.ScopeMetrics {
 		for _, m := range sm.Metrics {
-			if m.Name == metricUnknown {
-				for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
-					if f, _ := dp.Attributes.Value("family"); f.AsString() == conventions.GenAI.Name {
-						counted += dp.Value
+			sum, ok := m.Data.(metricdata.Sum[int64])
+			if !ok || !strings.HasPrefix(m.Name, "docket_contentref_") {
+				continue
+			}
+			for _, dp := range sum.DataPoints {
+				// Labels name a family and a signal, never a key.
+				for _, kv := range dp.Attributes.ToSlice() {
+					if kv.Key != "family" && kv.Key != "signal" && kv.Key != "status" {
+						t.Errorf("%s: label %s", m.Name, kv.Key)
 					}
 				}
+				if f, ok := dp.Attributes.Value("family"); ok && f.AsString() != conventions.GenAI.Name {
+					continue
+				}
+				counted[m.Name] += dp.Value
 			}
 		}
 	}
-	if counted != 4 {
-		t.Errorf("%s = %d, want 4", metricUnknown, counted)
+	// The span lost 4 unknown attributes, none stored.
+	for name, want := range map[string]int64{metricUnknown: 4, metricDropped: 4, metricDroppedRecords: 1} {
+		if counted[name] != want {
+			t.Errorf("%s = %d, want %d", name, counted[name], want)
+		}
 	}
 }
 

@@ -29,7 +29,6 @@ func NewFactory() processor.Factory {
 
 func createDefaultConfig() component.Config {
 	return &Config{
-		TenantAttribute:  conventions.TenantAttribute,
 		DefaultTenant:    conventions.DefaultTenant,
 		Capture:          true,
 		WriteConcurrency: 8,

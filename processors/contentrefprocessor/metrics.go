@@ -21,6 +21,10 @@ const (
 	metricRecords = "docket_contentref_records"
 	metricPlanted = "docket_contentref_planted_attributes"
 	metricUnknown = "docket_contentref_unknown_keys"
+	metricDropped = "docket_contentref_dropped_keys"
+	// metricDroppedRecords counts spans and log records that lost
+	// attributes (their own or their events') under unknown_keys: drop.
+	metricDroppedRecords = "docket_contentref_dropped_records"
 )
 
 type signal int
@@ -35,6 +39,7 @@ var signalNames = [signalCount]string{signalTraces: "traces", signalLogs: "logs"
 
 type telemetry struct {
 	items, bytes, records, planted, unknown metric.Int64Counter
+	dropped, droppedRecords                 metric.Int64Counter
 	attrs                                   [signalCount][]metric.AddOption // [signal][severity(status)]
 	signalAttrs                             [signalCount]metric.AddOption
 }
@@ -62,6 +67,14 @@ func newTelemetry(set component.TelemetrySettings) (*telemetry, error) {
 	t.unknown, err = meter.Int64Counter(metricUnknown,
 		metric.WithDescription("Attributes of GenAI telemetry that were neither content keys nor metadata, treated as content (stored or dropped), by family."),
 		metric.WithUnit("{attribute}"))
+	errs = errors.Join(errs, err)
+	t.dropped, err = meter.Int64Counter(metricDropped,
+		metric.WithDescription("Unknown attributes of GenAI telemetry removed without being stored (unknown_keys: drop), by family."),
+		metric.WithUnit("{attribute}"))
+	errs = errors.Join(errs, err)
+	t.droppedRecords, err = meter.Int64Counter(metricDroppedRecords,
+		metric.WithDescription("Spans and log records that lost unknown attributes without their being stored (unknown_keys: drop)."),
+		metric.WithUnit("{record}"))
 	errs = errors.Join(errs, err)
 	if errs != nil {
 		return nil, fmt.Errorf("contentref: create metrics: %w", errs)
@@ -117,10 +130,16 @@ func (t *telemetry) countPlanted(ctx context.Context, s signal, n int64) {
 	}
 }
 
-// countUnknown adds a batch's unknown attributes; family names come from
-// the conventions contract, a fixed set.
-func (t *telemetry) countUnknown(ctx context.Context, s signal, byFamily map[string]int64) {
+// countUnknown adds a batch's unknown attributes, and those of them
+// dropped; family names come from the conventions contract, a fixed set.
+func (t *telemetry) countUnknown(ctx context.Context, s signal, byFamily, dropped map[string]int64, droppedRecords int64) {
 	for family, n := range byFamily {
 		t.unknown.Add(ctx, n, metric.WithAttributes(attribute.String("family", family), attribute.String("signal", signalNames[s])))
+	}
+	for family, n := range dropped {
+		t.dropped.Add(ctx, n, metric.WithAttributes(attribute.String("family", family), attribute.String("signal", signalNames[s])))
+	}
+	if droppedRecords > 0 {
+		t.droppedRecords.Add(ctx, droppedRecords, t.signalAttrs[s])
 	}
 }

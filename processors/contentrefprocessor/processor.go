@@ -107,7 +107,7 @@ type resourceInfo struct {
 // the ledger exporter's, so the reference and the ledger row agree.
 func (p *contentRef) resource(res pcommon.Resource) *resourceInfo {
 	attrs := res.Attributes()
-	tenant := conventions.Tenant(attrs, p.cfg.TenantAttribute, p.cfg.DefaultTenant)
+	tenant := conventions.Tenant(attrs, conventions.TenantAttribute, p.cfg.DefaultTenant)
 	service := ""
 	if v, ok := attrs.Get("service.name"); ok {
 		service = v.AsString()
@@ -130,8 +130,11 @@ type batch struct {
 	records []*record
 	cur     *record
 	pending record
-	// unknown counts, per family, the attributes treated as unknown.
-	unknown map[string]int64
+	// unknown counts, per family, the attributes treated as unknown, and
+	// dropped those of them removed unstored (unknown_keys: drop), on
+	// droppedRecords spans and log records.
+	unknown, dropped map[string]int64
+	droppedRecords   int64
 }
 
 // begin starts a span or log record; its record is created with its first
@@ -187,6 +190,14 @@ func (b *batch) collectEvent(attrs pcommon.Map, kind string) {
 	}
 }
 
+// countDropped counts a span or log record whose unknown attributes were
+// dropped.
+func (b *batch) countDropped(cfg *Config) {
+	if cfg.UnknownKeys == UnknownDrop {
+		b.droppedRecords++
+	}
+}
+
 // collectUnknown handles the attributes of GenAI telemetry that are
 // neither content keys nor metadata (nor, on a content event, its payload,
 // which collectEvent took): stored together as one item, or dropped. It
@@ -207,6 +218,7 @@ func (p *contentRef) collectUnknown(b *batch, attrs pcommon.Map, family string, 
 	b.unknown[family] += int64(len(names))
 	unknown := func(k string) bool { return slices.Contains(names, k) }
 	if p.cfg.UnknownKeys == UnknownDrop {
+		b.dropped[family] += int64(len(names))
 		attrs.RemoveIf(func(k string, _ pcommon.Value) bool { return unknown(k) })
 	} else {
 		b.add(&item{attrs: attrs, src: srcUnknown, kind: conventions.UnknownKind, unknown: unknown})
@@ -214,18 +226,8 @@ func (p *contentRef) collectUnknown(b *batch, attrs pcommon.Map, family string, 
 	return int64(len(names))
 }
 
-func eventName(lr plog.LogRecord) string {
-	if n := lr.EventName(); n != "" {
-		return n
-	}
-	if v, ok := lr.Attributes().Get("event.name"); ok {
-		return v.AsString()
-	}
-	return ""
-}
-
 func (p *contentRef) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
-	b := &batch{signal: signalTraces, unknown: map[string]int64{}}
+	b := &batch{signal: signalTraces, unknown: map[string]int64{}, dropped: map[string]int64{}}
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
@@ -261,6 +263,7 @@ func (p *contentRef) processTraces(ctx context.Context, td ptrace.Traces) (ptrac
 				}
 				if unknown > 0 {
 					span.Attributes().PutInt(conventions.UnknownKeys, unknown)
+					b.countDropped(p.cfg)
 				}
 			}
 		}
@@ -270,7 +273,7 @@ func (p *contentRef) processTraces(ctx context.Context, td ptrace.Traces) (ptrac
 }
 
 func (p *contentRef) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, error) {
-	b := &batch{signal: signalLogs, unknown: map[string]int64{}}
+	b := &batch{signal: signalLogs, unknown: map[string]int64{}, dropped: map[string]int64{}}
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
 		rl := rls.At(i)
@@ -286,7 +289,7 @@ func (p *contentRef) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, 
 				b.planted += removePlanted(lr.Attributes())
 				b.begin(lr.Attributes(), res)
 				b.collectAttrs(lr.Attributes())
-				name := eventName(lr)
+				name := conventions.RecordEventName(lr)
 				kind, contentEvent := conventions.ContentEvents[name]
 				if contentEvent {
 					b.collectEvent(lr.Attributes(), kind)
@@ -302,6 +305,7 @@ func (p *contentRef) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, 
 					}
 					if n := p.collectUnknown(b, lr.Attributes(), family, contentEvent); n > 0 {
 						lr.Attributes().PutInt(conventions.UnknownKeys, n)
+						b.countDropped(p.cfg)
 					}
 				}
 				if (contentEvent || genAI) && lr.Body().Type() != pcommon.ValueTypeEmpty {
@@ -318,7 +322,7 @@ func (p *contentRef) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, 
 // writing it), then moves the content out and the references in.
 func (p *contentRef) run(ctx context.Context, b *batch) {
 	p.tel.countPlanted(ctx, b.signal, b.planted)
-	p.tel.countUnknown(ctx, b.signal, b.unknown)
+	p.tel.countUnknown(ctx, b.signal, b.unknown, b.dropped, b.droppedRecords)
 	if len(b.items) == 0 {
 		return
 	}

@@ -113,6 +113,10 @@ func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
 	case deps.Lifecycle != nil && u.cfg.LifecycleInterval > 0:
 		// The runner outlives Start's context; Shutdown stops it.
 		deps.Runner = lifecycle.NewRunner(deps.Lifecycle, u.cfg.LifecycleInterval)
+		if err := deps.Runner.RegisterMetrics(u.set.MeterProvider.Meter("github.com/docketlabs/docket/ledger/lifecycle")); err != nil {
+			store.Engine().Close()
+			return err
+		}
 		if err := deps.Runner.Start(context.WithoutCancel(ctx)); err != nil {
 			store.Engine().Close()
 			return err

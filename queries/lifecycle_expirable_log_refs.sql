@@ -1,0 +1,14 @@
+-- Links of log records' content references (migration 0010) of one tenant
+-- past ledger retention: held as evidence spans are (a held call in the
+-- trace, or a hold without an end user covering the trace or time). Same
+-- rule as lifecycle_expire_log_refs.
+SELECT countIf(NOT is_held) AS expired, countIf(is_held) AS held
+FROM
+(
+    SELECT
+        trace_id IN (SELECT trace_id FROM call_lifecycle(tenant = {tenant:String}) WHERE notEmpty(hold_ids))
+        OR arrayExists(s -> s.1 = '' AND (s.2 = '' OR s.2 = trace_id) AND time >= s.3 AND time < s.4,
+            (SELECT groupArray((end_user_ref, trace_id, from_time, to_time)) FROM active_legal_holds WHERE tenant = {tenant:String})) AS is_held
+    FROM log_content_refs FINAL
+    WHERE tenant = {tenant:String} AND time < {cutoff:DateTime64}
+)
