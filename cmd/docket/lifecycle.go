@@ -90,7 +90,8 @@ func (lf *lifecycleFlags) open(ctx context.Context) (*session, error) {
 // run opens a session, calls fn and prints what it returns as JSON; with
 // a running Docket to act through, it calls remote instead. A result that
 // comes with an error (a job that failed, a hold that could not be
-// applied everywhere) is printed before the error is returned.
+// applied everywhere) is printed before the error is returned. A nil
+// remote means the command needs the data directory itself.
 func (lf *lifecycleFlags) run(cmd *cobra.Command, fn func(context.Context, *session) (any, error), remote func(context.Context, *apiclient.Client) (any, error)) error {
 	ctx := cmd.Context()
 	client, err := lf.remote.client(&lf.local, cmd.ErrOrStderr())
@@ -103,6 +104,9 @@ func (lf *lifecycleFlags) run(cmd *cobra.Command, fn func(context.Context, *sess
 			if f := cmd.Flag(name); f != nil && f.Changed {
 				return fmt.Errorf("--%s does not apply through a running docket: it applies its own retention policy", name)
 			}
+		}
+		if remote == nil {
+			return fmt.Errorf("%s reads the content store itself: run it with --data on a stopped directory; a running docket reports the same count as the metric docket_lifecycle_orphan_objects", cmd.CommandPath())
 		}
 		out, err = remote(ctx, client)
 	} else {
@@ -426,7 +430,7 @@ func orphansCommand(lf *lifecycleFlags) *cobra.Command {
 					return nil, err
 				}
 				return report, nil
-			})
+			}, nil)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Tenant, "tenant", "", "only this tenant (default: all)")

@@ -61,7 +61,7 @@ func (r *rows) tenants() map[string]int64 {
 
 // spansByTenant counts the spans of td per tenant, for requests refused
 // before their calls were read.
-func spansByTenant(td ptrace.Traces, attr, def string) map[string]int64 {
+func spansByTenant(td ptrace.Traces, def string) map[string]int64 {
 	n := map[string]int64{}
 	for i := 0; i < td.ResourceSpans().Len(); i++ {
 		rs := td.ResourceSpans().At(i)
@@ -69,7 +69,7 @@ func spansByTenant(td ptrace.Traces, attr, def string) map[string]int64 {
 		for j := 0; j < rs.ScopeSpans().Len(); j++ {
 			spans += rs.ScopeSpans().At(j).Spans().Len()
 		}
-		n[conventions.Tenant(rs.Resource().Attributes(), attr, def)] += int64(spans)
+		n[conventions.Tenant(rs.Resource().Attributes(), conventions.TenantAttribute, def)] += int64(spans)
 	}
 	return n
 }

@@ -76,7 +76,7 @@ func createTraces(ctx context.Context, set exporter.Settings, cfg component.Conf
 		return nil, err
 	}
 	g := &guardedTraces{Traces: traces, guard: exp.guard, retryAfter: c.Backpressure.RetryAfter, account: exp.account,
-		tenantOf: func(td ptrace.Traces) map[string]int64 { return spansByTenant(td, c.TenantAttribute, c.DefaultTenant) }}
+		tenantOf: func(td ptrace.Traces) map[string]int64 { return spansByTenant(td, c.DefaultTenant) }}
 	if c.QueueConfig.HasValue() {
 		g.storageID = c.QueueConfig.Get().StorageID
 	}
