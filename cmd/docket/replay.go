@@ -21,6 +21,7 @@ import (
 
 func replayCommand() *cobra.Command {
 	var local localFlags
+	var remote remoteFlags
 	var traceID, openaiAPI, otlpEndpoint string
 	var callIDs []string
 	var sample sampleFlags
@@ -45,6 +46,13 @@ ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY.`,
 			sel, err := selection(traceID, callIDs, sample)
 			if err != nil {
 				return err
+			}
+			client, err := remote.client(&local, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			if client != nil {
+				return replayRemote(cmd, client, sel, opt, asJSON)
 			}
 			clients, err := replay.ClientsFromEnv(providers.API(openaiAPI), stream, os.Getenv)
 			if err != nil {
@@ -93,6 +101,7 @@ ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY.`,
 		},
 	}
 	local.register(cmd.Flags())
+	remote.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&traceID, "trace", "", "trace ID (complaint ID) whose calls are replayed")
 	f.StringArrayVar(&callIDs, "call", nil, "a call to replay, TRACE_ID:SPAN_ID (repeatable)")
