@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http/httptest"
@@ -60,25 +59,10 @@ func TestReplayThroughRunningInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.close()
-	in, err := d.content.Put(ctx, "acme", "input", []byte(`[{"role":"user","parts":[{"type":"text","content":"When does my order ship?"}]}]`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := d.content.Put(ctx, "acme", "output", []byte(`[{"role":"assistant","parts":[{"type":"text","content":"`+original+`"}],"finish_reason":"stop"}]`))
-	if err != nil {
-		t.Fatal(err)
-	}
 	trace := "5bf92f3577b34da6a3ce929d0e0e4737"
 	call := replay.CallID{TraceID: trace, SpanID: "c7ad6b7169203332"}
+	insertReplayCall(t, d, call, original)
 	now := time.Now().UTC()
-	// Usage is recorded, so the server can estimate a run within its budget.
-	inTok, outTok := int64(1000), int64(200)
-	row := ledger.Call{Tenant: "acme", TraceID: trace, SpanID: call.SpanID, StartTime: now, EndTime: now, Operation: "chat",
-		Provider: "openai", ResponseModel: "gpt-4o-mini-2024-07-18", InputTokens: &inTok, OutputTokens: &outTok, InputRef: in.Ref.String(), OutputRef: out.Ref.String(),
-		ContentStatus: "stored", FinishReasons: []string{"stop"}, StopSequences: []string{}, RequestParams: map[string]string{}, AttributeIssues: []string{}, IngestedAt: now}
-	if err := d.ledger.InsertCalls(ctx, []ledger.Call{row}); err != nil {
-		t.Fatal(err)
-	}
 
 	client, err := providers.New(providers.Config{API: providers.ChatCompletions, BaseURL: provider.URL + "/v1", APIKey: "test"})
 	if err != nil {
@@ -110,17 +94,7 @@ func TestReplayThroughRunningInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(ctx context.Context, token string, args ...string) (string, string, error) {
-		t.Setenv(tokenEnv, token)
-		cmd := replayCommand()
-		var out, errOut bytes.Buffer
-		cmd.SetOut(&out)
-		cmd.SetErr(&errOut)
-		cmd.SetArgs(args)
-		err := cmd.ExecuteContext(ctx)
-		if token != "" && strings.Contains(out.String()+errOut.String(), token) {
-			t.Fatalf("the token was printed: %s %s", out.String(), errOut.String())
-		}
-		return out.String(), errOut.String(), err
+		return runWithToken(t, ctx, replayCommand(), token, args...)
 	}
 	const purpose = "complaint SUP-9: shipping date"
 
