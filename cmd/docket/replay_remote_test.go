@@ -137,9 +137,21 @@ func TestReplayThroughRunningInstance(t *testing.T) {
 		t.Fatalf("no budget with --server: %v", err)
 	}
 
+	if _, _, err := run(ctx, auditor, "--server", srv.URL, "--call", trace+":"+call.SpanID, "--call", trace+":00f067aa0ba902b7", "--max-cost-usd", "0.10", "--purpose", purpose); err == nil || !strings.Contains(err.Error(), "one call per run") {
+		t.Fatalf("two calls with --server: %v", err)
+	}
+	off := httptest.NewServer(api.Handler(api.Deps{Ledger: d.ledger, Content: d.content, Auth: authn, Logger: slog.New(slog.DiscardHandler)}))
+	defer off.Close()
+	if _, _, err := run(ctx, auditor, "--server", off.URL, "--trace", trace, "--max-cost-usd", "0.10", "--purpose", purpose); err == nil || !strings.Contains(err.Error(), "does not offer replay") {
+		t.Fatalf("a server without replay: %v", err)
+	}
+
 	// A viewer's token: the API's refusal, and nothing sent.
 	if _, _, err := run(ctx, viewer, "--server", srv.URL, "--trace", trace, "--max-cost-usd", "0.10", "--purpose", purpose); err == nil || !strings.Contains(err.Error(), "403") || !strings.Contains(err.Error(), "auditor role") {
 		t.Fatalf("viewer token: %v", err)
+	}
+	if log, err := d.ledger.AccessLog(ctx, ledger.AccessFilter{Tenant: "acme", Actor: "service:dash"}); err != nil || len(log) != 0 {
+		t.Fatalf("the viewer's refused run left records: %v %+v", err, log)
 	}
 
 	// An interrupt cancels the server's run; the CLI waits for it to end.
