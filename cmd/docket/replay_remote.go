@@ -145,7 +145,7 @@ func followReplay(ctx context.Context, c *apiclient.Client, st runs.Status, stde
 		var err error
 		select {
 		case <-ctx.Done():
-			err = ctx.Err()
+			err = fmt.Errorf("interrupted: %w", ctx.Err())
 		case <-t.C:
 			var next runs.Status
 			if next, err = c.Replay(ctx, st.ID); err == nil {
