@@ -67,16 +67,7 @@ func TestCommandsThroughRunningInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(cmd *cobra.Command, token string, args ...string) (string, string, error) {
-		t.Setenv(tokenEnv, token)
-		var out, errOut bytes.Buffer
-		cmd.SetOut(&out)
-		cmd.SetErr(&errOut)
-		cmd.SetArgs(args)
-		err := cmd.ExecuteContext(ctx)
-		if strings.Contains(out.String()+errOut.String(), token) && token != "" {
-			t.Fatalf("the token was printed: %s %s", out.String(), errOut.String())
-		}
-		return out.String(), errOut.String(), err
+		return runWithToken(t, ctx, cmd, token, args...)
 	}
 
 	// content get: the server's reveal, recorded under the service account.
@@ -178,6 +169,22 @@ func TestCommandsThroughRunningInstance(t *testing.T) {
 	if err != nil || !strings.Contains(out, "remote canary 7731") || !strings.Contains(errOut, srv.URL) {
 		t.Fatalf("held directory with a token: %v %q %q", err, out, errOut)
 	}
+}
+
+// runWithToken runs cmd with token in $DOCKET_TOKEN and returns what it
+// printed; the token must not be among it.
+func runWithToken(t *testing.T, ctx context.Context, cmd *cobra.Command, token string, args ...string) (string, string, error) {
+	t.Helper()
+	t.Setenv(tokenEnv, token)
+	var out, errOut bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(ctx)
+	if strings.Contains(out.String()+errOut.String(), token) && token != "" {
+		t.Fatalf("the token was printed: %s %s", out.String(), errOut.String())
+	}
+	return out.String(), errOut.String(), err
 }
 
 // An announcement whose directory nobody holds (its process was killed

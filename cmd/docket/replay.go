@@ -21,6 +21,7 @@ import (
 
 func replayCommand() *cobra.Command {
 	var local localFlags
+	var remote remoteFlags
 	var traceID, openaiAPI, otlpEndpoint string
 	var callIDs []string
 	var sample sampleFlags
@@ -28,7 +29,7 @@ func replayCommand() *cobra.Command {
 	opt := replay.Options{}
 	cmd := &cobra.Command{
 		Use:   "replay (--trace TRACE_ID | --call TRACE_ID:SPAN_ID... | --sample N --tenant T --from T --to T) --purpose TEXT [--n 20] [--json]",
-		Short: "Send recorded calls again N times and report how often the original output comes back (embedded ledger: while the collector is stopped)",
+		Short: "Send recorded calls again N times and report how often the original output comes back (from the local data, or a running Docket with --server)",
 		Long: `Sends the stored input of each selected LLM call N times to the model
 snapshot that originally answered, with the recorded parameters, and reports
 the distribution of outputs against the original. The calls are those of one
@@ -37,7 +38,12 @@ tenant's calls in a time range, optionally of one model (--sample with
 --tenant, --from, --to, --model, --seed). Stored content is read through the
 audited path with --purpose as the reason. Retired snapshots are not called.
 Provider endpoints and keys come from OPENAI_BASE_URL, OPENAI_API_KEY,
-ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY.`,
+ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY.
+
+With --server (or a data directory a running Docket holds, and a token)
+the run is one call's, started on that Docket with its providers and
+bounds: --max-cost-usd is required there, and the flags it decides itself
+are refused. Ctrl-C cancels the server's run.`,
 		Args: cobra.NoArgs,
 		// A denied read or an unreachable provider is not a usage mistake.
 		SilenceUsage: true,
@@ -45,6 +51,13 @@ ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY.`,
 			sel, err := selection(traceID, callIDs, sample)
 			if err != nil {
 				return err
+			}
+			client, err := remote.client(&local, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			if client != nil {
+				return replayRemote(cmd, client, sel, opt, asJSON)
 			}
 			clients, err := replay.ClientsFromEnv(providers.API(openaiAPI), stream, os.Getenv)
 			if err != nil {
@@ -93,6 +106,7 @@ ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY.`,
 		},
 	}
 	local.register(cmd.Flags())
+	remote.register(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&traceID, "trace", "", "trace ID (complaint ID) whose calls are replayed")
 	f.StringArrayVar(&callIDs, "call", nil, "a call to replay, TRACE_ID:SPAN_ID (repeatable)")
@@ -110,7 +124,7 @@ ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY.`,
 	f.StringVar(&openaiAPI, "openai-api", string(providers.ChatCompletions), "API for OpenAI calls: openai.chat_completions or openai.responses")
 	f.BoolVar(&stream, "stream", false, "ask providers for streamed answers")
 	f.BoolVar(&sampledTokens, "sampled-tokens", false, "ask OpenAI Chat Completions for the sampled tokens (logprobs) and count divergence in them")
-	f.BoolVar(&asJSON, "json", false, "print the report as JSON (it contains output text)")
+	f.BoolVar(&asJSON, "json", false, "print the report as JSON (it contains output text; with --server, the server's run status, which does not)")
 	f.StringVar(&otlpEndpoint, "otlp-endpoint", "", "also send each replay as a span over OTLP/gRPC (plaintext) to this host:port, e.g. a collector; tenant in resource attribute "+replay.TenantAttribute)
 	return cmd
 }

@@ -38,23 +38,8 @@ func TestReplayCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.close()
-	in, err := d.content.Put(ctx, "acme", "input", []byte(`[{"role":"user","parts":[{"type":"text","content":"When does my order ship?"}]}]`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := d.content.Put(ctx, "acme", "output", []byte(`[{"role":"assistant","parts":[{"type":"text","content":"`+original+`"}],"finish_reason":"stop"}]`))
-	if err != nil {
-		t.Fatal(err)
-	}
 	trace := "4bf92f3577b34da6a3ce929d0e0e4736"
-	now := time.Now().UTC()
-	call := ledger.Call{Tenant: "acme", TraceID: trace, SpanID: "b7ad6b7169203331", StartTime: now, EndTime: now, Operation: "chat",
-		Provider: "openai", ResponseModel: "gpt-4o-mini-2024-07-18", InputRef: in.Ref.String(), OutputRef: out.Ref.String(),
-		ContentStatus: "stored", FinishReasons: []string{"stop"}, StopSequences: []string{}, RequestParams: map[string]string{}, AttributeIssues: []string{}, IngestedAt: now}
-	if err := d.ledger.InsertCalls(ctx, []ledger.Call{call}); err != nil {
-		t.Fatal(err)
-	}
-
+	insertReplayCall(t, d, replay.CallID{TraceID: trace, SpanID: "b7ad6b7169203331"}, original)
 	run := func(args ...string) (string, error) {
 		cmd := replayCommand()
 		var buf bytes.Buffer
@@ -91,5 +76,29 @@ func TestReplayCommand(t *testing.T) {
 	log, err := d.ledger.AccessLog(ctx, ledger.AccessFilter{Tenant: "acme"})
 	if err != nil || len(log) != 6 { // the run, input and output; twice
 		t.Fatalf("access log: %v, %d rows", err, len(log))
+	}
+}
+
+// insertReplayCall stores a call of tenant acme that asked when an order
+// ships and was answered original. Its usage is recorded, so a replay's
+// cost can be estimated within a budget.
+func insertReplayCall(t *testing.T, d *localData, id replay.CallID, original string) {
+	t.Helper()
+	ctx := context.Background()
+	in, err := d.content.Put(ctx, "acme", "input", []byte(`[{"role":"user","parts":[{"type":"text","content":"When does my order ship?"}]}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := d.content.Put(ctx, "acme", "output", []byte(`[{"role":"assistant","parts":[{"type":"text","content":"`+original+`"}],"finish_reason":"stop"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	inTok, outTok := int64(1000), int64(200)
+	call := ledger.Call{Tenant: "acme", TraceID: id.TraceID, SpanID: id.SpanID, StartTime: now, EndTime: now, Operation: "chat",
+		Provider: "openai", ResponseModel: "gpt-4o-mini-2024-07-18", InputTokens: &inTok, OutputTokens: &outTok, InputRef: in.Ref.String(), OutputRef: out.Ref.String(),
+		ContentStatus: "stored", FinishReasons: []string{"stop"}, StopSequences: []string{}, RequestParams: map[string]string{}, AttributeIssues: []string{}, IngestedAt: now}
+	if err := d.ledger.InsertCalls(ctx, []ledger.Call{call}); err != nil {
+		t.Fatal(err)
 	}
 }
