@@ -24,6 +24,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/docketlabs/docket/internal/atomicfile"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/engine"
@@ -293,15 +294,16 @@ func (w *bundleWriter) write(ctx context.Context, actor, eventID string, at time
 	if err != nil {
 		return Manifest{}, fmt.Errorf("audit: encode manifest: %w", err)
 	}
-	if err := w.writeFile(ManifestName, func(wr io.Writer) error {
+	// The manifest comes last and whole: a bundle without one is unfinished,
+	// never a bundle with a truncated one. Its directory sync covers the
+	// data files' entries too.
+	if err := atomicfile.Create(filepath.Join(w.dir, ManifestName), 0o600, func(wr io.Writer) error {
 		_, err := wr.Write(append(b, '\n'))
 		return err
 	}); err != nil {
-		return Manifest{}, err
+		return Manifest{}, fmt.Errorf("audit: %w", err)
 	}
-	if err := syncDir(w.dir); err != nil {
-		return Manifest{}, err
-	}
+	w.created = append(w.created, ManifestName)
 	return m, nil
 }
 
@@ -447,18 +449,6 @@ func (w *bundleWriter) writeFile(name string, fill func(io.Writer) error) error 
 		err = cerr
 	}
 	return err
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("audit: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("audit: sync bundle directory: %w", err)
-	}
-	return nil
 }
 
 func hashFile(path string) (string, int64, error) {
