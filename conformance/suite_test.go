@@ -27,6 +27,7 @@ import (
 
 	"github.com/docketlabs/docket/fakeprovider"
 	"github.com/docketlabs/docket/internal/proctest"
+	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger/chdbengine"
 	"github.com/docketlabs/docket/ledger/pricing"
 )
@@ -43,9 +44,7 @@ const (
 
 // TestConformance runs every scenario live and checks every call's row.
 func TestConformance(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the npm libraries against a collector: skipped with -short")
-	}
+	shorttest.Needs(t, shorttest.Node, shorttest.ChDB)
 	for _, p := range []string{nodeBin, filepath.Join(jsDir, "node_modules", ".installed")} {
 		if _, err := os.Stat(p); err != nil {
 			t.Fatalf("%s is missing: run scripts/install-node.sh (make test does): %v", p, err)

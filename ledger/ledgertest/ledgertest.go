@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/chdbengine"
 	"github.com/docketlabs/docket/ledger/engine/enginetest"
@@ -23,6 +24,9 @@ func Main(m *testing.M, store **ledger.Store) {
 }
 
 func run(m *testing.M, store **ledger.Store) int {
+	if shorttest.SkipPackage(shorttest.ChDB) {
+		return 0
+	}
 	dir, err := os.MkdirTemp("", "ledger-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
