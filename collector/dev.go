@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/docketlabs/docket/internal/atomicfile"
 )
 
 //go:embed dev.yaml
@@ -30,7 +28,7 @@ func WriteDevConfig(dataDir string) (string, error) {
 	// strconv.Quote yields a valid YAML double-quoted scalar for any path.
 	cfg := strings.ReplaceAll(devConfig, "${DATA_DIR}", strings.Trim(strconv.Quote(abs), `"`))
 	path := filepath.Join(abs, "docket-dev.yaml")
-	if err := atomicfile.WriteFile(path, []byte(cfg), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		return "", fmt.Errorf("collector: write dev config: %w", err)
 	}
 	return path, nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger/chdbengine"
 	"github.com/docketlabs/docket/ledger/engine"
 	"github.com/docketlabs/docket/queries"
@@ -16,6 +17,7 @@ import (
 // table) goes through the engine's own parser instead, and must come back
 // still ON CLUSTER, replicated and sharded.
 func TestClusterDDLParses(t *testing.T) {
+	shorttest.Needs(t, shorttest.ChDB)
 	ctx := context.Background()
 	eng, err := chdbengine.Open(t.TempDir())
 	if err != nil {

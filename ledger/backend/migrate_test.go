@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/chdbengine"
 	"github.com/docketlabs/docket/ledger/engine"
@@ -23,6 +24,7 @@ import (
 // restart does, and once more whole, as after a crash before it was
 // recorded.
 func TestFirstWriteWinsMigration(t *testing.T) {
+	shorttest.Needs(t, shorttest.ChDB)
 	ctx := context.Background()
 	eng, err := chdbengine.Open(t.TempDir())
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"go.opentelemetry.io/collector/config/configopaque"
 
+	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger/backend"
 	"github.com/docketlabs/docket/ledger/chdbengine"
 	"github.com/docketlabs/docket/ledger/chserver/chservertest"
@@ -14,6 +15,7 @@ import (
 // A server configuration opens the adapter and migrates through it: here
 // against chDB behind the HTTP front.
 func TestOpenServer(t *testing.T) {
+	shorttest.Needs(t, shorttest.ChDB)
 	ctx := context.Background()
 	eng, err := chdbengine.Open(t.TempDir())
 	if err != nil {
