@@ -215,7 +215,7 @@ func check(p access.Principal, req Request) (string, error) {
 		return access.DetailInvalidInput, fmt.Errorf("%w: invalid request", access.ErrDenied)
 	}
 	if _, err := ParseFormat(string(req.Format)); err != nil {
-		return access.DetailInvalidInput, fmt.Errorf("%w: %v", access.ErrDenied, err)
+		return access.DetailInvalidInput, fmt.Errorf("%w: %w", access.ErrDenied, err)
 	}
 	if req.From.IsZero() || req.To.IsZero() || !req.From.Before(req.To) || !inEngineRange(req.From) || !inEngineRange(req.To) {
 		return access.DetailInvalidInput, fmt.Errorf("%w: the time range must be [from, to) with from before to, within the years 1900–2261", access.ErrDenied)
@@ -350,8 +350,8 @@ func (w *bundleWriter) writeTable(ctx context.Context, t table, totals *totalsOf
 	addRow := func(row []byte) error {
 		c.add(row)
 		if totals != nil {
-			if err := totals.add(row); err != nil {
-				return fmt.Errorf("row %d: %w", c.rows, err)
+			if addErr := totals.add(row); addErr != nil {
+				return fmt.Errorf("row %d: %w", c.rows, addErr)
 			}
 		}
 		return nil
@@ -415,11 +415,11 @@ func (w *bundleWriter) writeParquet(ctx context.Context, q string, f File, addRo
 		return err
 	}
 	w.created = append(w.created, f.Name)
-	if err := w.eng.Exec(ctx, withQuery(write, q)+"\n"+queries.MustGet("audit_settings")); err != nil {
+	if err = w.eng.Exec(ctx, withQuery(write, q)+"\n"+queries.MustGet("audit_settings")); err != nil {
 		return err
 	}
 	// The engine creates the file with its own mode and does not sync it.
-	if err := os.Chmod(path, 0o600); err != nil {
+	if err = os.Chmod(path, 0o600); err != nil {
 		return err
 	}
 	file, err := os.Open(path)

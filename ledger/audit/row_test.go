@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"errors"
 	"strings"
 	"testing"
 
@@ -157,7 +158,7 @@ func TestCSVReaderRejectsMalformed(t *testing.T) {
 		}
 	}
 	r := newCSVReader(strings.NewReader("\""+strings.Repeat("x", 100)), 64)
-	if err := r.next(); err != errCSVTooLong {
+	if err := r.next(); !errors.Is(err, errCSVTooLong) {
 		t.Errorf("overlong record: %v", err)
 	}
 	r = newCSVReader(strings.NewReader("a,,\"\",\"x\"\"y\"\nlast,"), 64)

@@ -47,9 +47,9 @@ func (p Problem) String() string {
 	if where == "" {
 		where = ManifestName
 	}
-	switch {
-	case p.FirstRow == 0:
-	case p.FirstRow == p.LastRow:
+	switch p.FirstRow {
+	case 0:
+	case p.LastRow:
 		where += fmt.Sprintf(" row %d", p.FirstRow)
 	default:
 		where += fmt.Sprintf(" rows %d–%d", p.FirstRow, p.LastRow)
@@ -127,7 +127,7 @@ func ReadManifest(dir string) (Manifest, error) {
 	dec.DisallowUnknownFields()
 	var m Manifest
 	if err := dec.Decode(&m); err != nil {
-		return Manifest{}, fmt.Errorf("%w: %s is not a manifest: %v", ErrMismatch, ManifestName, err)
+		return Manifest{}, fmt.Errorf("%w: %s is not a manifest: %w", ErrMismatch, ManifestName, err)
 	}
 	if m.Version != Version {
 		return Manifest{}, fmt.Errorf("%w: manifest version %q, want %q", ErrMismatch, m.Version, Version)
@@ -378,7 +378,7 @@ func csvRows(ctx context.Context, r io.Reader, c *rowCheck) {
 	var row []byte
 	for !c.cancelled(ctx) {
 		err := cr.next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return
 		}
 		if err != nil {

@@ -82,8 +82,8 @@ func (e *ledgerExporter) start(ctx context.Context, host component.Host) error {
 	if !e.cfg.QueueConfig.HasValue() || e.cfg.QueueConfig.Get().StorageID == nil {
 		e.logger.Warn("ledger sending_queue has no storage: calls accepted but not yet written are lost if the process dies; set sending_queue.storage to a file_storage extension")
 	}
-	if err := e.health.register(e.meter); err != nil {
-		return err
+	if registerErr := e.health.register(e.meter); registerErr != nil {
+		return registerErr
 	}
 	e.health.start(host)
 	_, err = e.openStore(ctx)

@@ -219,9 +219,9 @@ func (c csvRecord) anthropic() (Row, error) {
 	}
 	// The total, or its 5-minute and 1-hour parts; not both.
 	for _, part := range [][]string{anthWrite5m, anthWrite1h} {
-		v, ok, err := c.count(part, false)
-		if err != nil {
-			return base, err
+		v, ok, countErr := c.count(part, false)
+		if countErr != nil {
+			return base, countErr
 		}
 		if ok {
 			if _, _, total := c.get(anthWrite); total {

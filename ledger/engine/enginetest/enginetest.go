@@ -54,7 +54,7 @@ func Open(ctx context.Context, chdb engine.Engine) (engine.Engine, func(), error
 	case "server":
 		srv, err := OpenServer(ctx)
 		if err != nil || srv == nil {
-			return nil, nil, fmt.Errorf("enginetest: %s=server needs %s: %v", EngineEnv, DSNEnv, err)
+			return nil, nil, fmt.Errorf("enginetest: %s=server needs %s: %w", EngineEnv, DSNEnv, err)
 		}
 		return srv, func() { srv.Close() }, nil
 	}
@@ -269,7 +269,7 @@ func store(t *testing.T, eng engine.Engine) {
 	}
 	span := ledger.EvidenceSpan{Tenant: "conformance", TraceID: trace, SpanID: "00000000000000b1", Category: "db", StartTime: at, EndTime: at,
 		Documents: []ledger.Document{}, ContentRefs: []string{"r"}, AttributeIssues: []string{}, IngestedAt: at.Truncate(time.Millisecond)}
-	if err := s.InsertEvidence(ctx, []ledger.EvidenceSpan{span}); err != nil {
+	if err = s.InsertEvidence(ctx, []ledger.EvidenceSpan{span}); err != nil {
 		t.Fatal(err)
 	}
 	spans, err := s.EvidenceByTrace(ctx, trace)
@@ -278,7 +278,7 @@ func store(t *testing.T, eng engine.Engine) {
 	}
 	entry := ledger.AccessEntry{EventID: unique(), At: at.Truncate(time.Millisecond), Actor: "auditor", Role: "audit", Action: "reveal", Tenant: "conformance-" + trace,
 		TraceID: trace, Ref: "r", Reason: "complaint", Outcome: "allowed", Detail: "ok"}
-	if err := s.InsertAccess(ctx, entry); err != nil {
+	if err = s.InsertAccess(ctx, entry); err != nil {
 		t.Fatal(err)
 	}
 	log, err := s.AccessLog(ctx, ledger.AccessFilter{Tenant: entry.Tenant})
