@@ -64,7 +64,7 @@ func OpenUsers(path string) (*Users, string, error) {
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		password := GeneratePassword()
-		if err := u.add("admin", password, Grants{access.AllTenants: access.RoleAdmin}, true); err != nil {
+		if err = u.add("admin", password, Grants{access.AllTenants: access.RoleAdmin}, true); err != nil {
 			return nil, "", err
 		}
 		return u, password, nil

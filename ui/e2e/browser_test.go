@@ -339,7 +339,7 @@ func TestEvidenceUIInChromium(t *testing.T) {
 	verify := func() error {
 		out, err := exec.Command(s.bin, "export", "verify", bundle).CombinedOutput()
 		if err != nil {
-			return fmt.Errorf("%v: %s", err, out)
+			return fmt.Errorf("%w: %s", err, out)
 		}
 		return nil
 	}

@@ -74,9 +74,9 @@ func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
 	if oneTime != "" {
 		// The collector's own log goes to stderr too, often into a log
 		// store: the password goes to a terminal or a 0600 file only.
-		file, err := auth.DeliverOneTimePassword(os.Stderr, u.cfg.Auth.UsersFile, oneTime)
-		if err != nil {
-			return err
+		file, deliverErr := auth.DeliverOneTimePassword(os.Stderr, u.cfg.Auth.UsersFile, oneTime)
+		if deliverErr != nil {
+			return deliverErr
 		}
 		if file != "" {
 			logger.Warn("created UI user admin; its one-time password is in a file readable only by this user: change it at first sign-in, then delete the file", "file", file)
@@ -96,7 +96,7 @@ func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
 	case deps.Lifecycle != nil && u.cfg.LifecycleInterval > 0:
 		// The runner outlives Start's context; Shutdown stops it.
 		deps.Runner = lifecycle.NewRunner(deps.Lifecycle, u.cfg.LifecycleInterval)
-		if err := deps.Runner.Start(context.WithoutCancel(ctx)); err != nil {
+		if err = deps.Runner.Start(context.WithoutCancel(ctx)); err != nil {
 			store.Engine().Close()
 			return err
 		}
