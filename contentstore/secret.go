@@ -29,11 +29,11 @@ func LoadOrCreateSecret(path string) ([]byte, error) {
 	if err == nil || !errors.Is(err, fs.ErrNotExist) {
 		return secret, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err = os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("contentstore: create secret directory: %w", err)
 	}
 	raw := make([]byte, 32)
-	if _, err := rand.Read(raw); err != nil {
+	if _, err = rand.Read(raw); err != nil {
 		return nil, fmt.Errorf("contentstore: generate secret: %w", err)
 	}
 	// Create never replaces an existing file: the first writer wins.
