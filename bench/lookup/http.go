@@ -37,7 +37,7 @@ func evidenceAPI(ctx context.Context, store *ledger.Store, dir string) (*apiclie
 		return nil, nil, err
 	}
 	if oneTime != "" {
-		if err := users.ChangePassword("admin", oneTime, benchPassword); err != nil {
+		if err = users.ChangePassword("admin", oneTime, benchPassword); err != nil {
 			content.Close()
 			return nil, nil, err
 		}

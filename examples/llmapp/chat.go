@@ -254,7 +254,7 @@ func (c *chatClient) post(ctx context.Context, body chatRequest) (*chatResponse,
 	}
 	var resp chatResponse
 	if err := json.Unmarshal(raw, &resp); err != nil {
-		return nil, fmt.Errorf("%w: %v", errInvalidResponse, err)
+		return nil, fmt.Errorf("%w: %w", errInvalidResponse, err)
 	}
 	if len(resp.Choices) == 0 {
 		return nil, fmt.Errorf("%w: no choices", errInvalidResponse)

@@ -55,7 +55,7 @@ func Verify(dir string, pub ssh.PublicKey) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := VerifySignature(pub, sums, sig); err != nil {
+	if err = VerifySignature(pub, sums, sig); err != nil {
 		return nil, fmt.Errorf("%s: %w", SigFile, err)
 	}
 	want, err := ParseSums(sums)
@@ -66,9 +66,9 @@ func Verify(dir string, pub ssh.PublicKey) ([]Entry, error) {
 	var problems []error
 	entries := make([]Entry, 0, len(want))
 	for _, name := range slices.Sorted(maps.Keys(want)) {
-		size, err := checkFile(filepath.Join(dir, name), want[name])
-		if err != nil {
-			problems = append(problems, err)
+		size, checkFileErr := checkFile(filepath.Join(dir, name), want[name])
+		if checkFileErr != nil {
+			problems = append(problems, checkFileErr)
 			continue
 		}
 		entries = append(entries, Entry{Name: name, Size: size})
