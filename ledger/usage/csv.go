@@ -187,7 +187,7 @@ func (c csvRecord) openAI() (Row, error) {
 	if err != nil {
 		return row, err
 	}
-	row.Requests = ptr(req)
+	row.Requests = new(req)
 	if row.InputTokens, _, err = c.count(openAIInput, true); err != nil {
 		return row, err
 	}
