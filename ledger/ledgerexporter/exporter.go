@@ -108,7 +108,7 @@ func loadPrices(path string) (*pricing.Table, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ledger: open price table: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	t, err := pricing.Load(f)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: load price table %q: %w", path, err)
