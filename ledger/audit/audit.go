@@ -328,10 +328,10 @@ func (w *bundleWriter) prepareDir() error {
 // remove deletes what this writer created.
 func (w *bundleWriter) remove() {
 	for _, name := range w.created {
-		os.Remove(filepath.Join(w.dir, name))
+		_ = os.Remove(filepath.Join(w.dir, name))
 	}
 	if w.createdDir {
-		os.Remove(w.dir)
+		_ = os.Remove(w.dir)
 	}
 }
 
@@ -427,7 +427,7 @@ func (w *bundleWriter) writeParquet(ctx context.Context, q string, f File, addRo
 		return err
 	}
 	err = file.Sync()
-	file.Close()
+	_ = file.Close()
 	if err != nil {
 		return err
 	}
@@ -456,7 +456,7 @@ func hashFile(path string) (string, int64, error) {
 	if err != nil {
 		return "", 0, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	h := sha256.New()
 	n, err := io.Copy(h, f)
 	if err != nil {

@@ -134,7 +134,7 @@ func TestCSVRoundTripMatchesEngine(t *testing.T) {
 			t.Fatalf("%s: %v", row, err)
 		}
 	}
-	w.w.Flush()
+	_ = w.w.Flush()
 	r := newCSVReader(bytes.NewReader(buf.Bytes()), MaxRowBytes)
 	if err := r.next(); err != nil || len(r.fields) != len(cols) {
 		t.Fatalf("header: %v %q", err, r.fields)
@@ -226,7 +226,7 @@ func TestCSVNeutralisesFormulas(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	w.w.Flush()
+	_ = w.w.Flush()
 	r := newCSVReader(bytes.NewReader(buf.Bytes()), MaxRowBytes)
 	for i, c := range cases {
 		if err := r.next(); err != nil {

@@ -122,7 +122,7 @@ func ReadManifest(dir string) (Manifest, error) {
 	if err != nil {
 		return Manifest{}, fmt.Errorf("audit: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	dec := json.NewDecoder(io.LimitReader(f, maxManifestBytes))
 	dec.DisallowUnknownFields()
 	var m Manifest
@@ -305,7 +305,7 @@ func textRows(ctx context.Context, path string, c *rowCheck) (string, int64, err
 	if err != nil {
 		return "", 0, err
 	}
-	defer file.Close()
+	defer func() { _ = file.Close() }()
 	h := sha256.New()
 	counted := &countingReader{r: io.TeeReader(file, h)}
 	if c.f.Format == FormatCSV {
@@ -344,13 +344,13 @@ func jsonlRows(ctx context.Context, r io.Reader, c *rowCheck) {
 			return
 		case err == io.EOF:
 			c.rowError("not terminated by a newline")
-			c.add(line)
+			_ = c.add(line)
 			return
 		case err != nil:
 			c.rowError(err.Error())
 			return
 		}
-		c.add(line[:len(line)-1])
+		_ = c.add(line[:len(line)-1])
 	}
 }
 
@@ -389,7 +389,7 @@ func csvRows(ctx context.Context, r io.Reader, c *rowCheck) {
 			c.rowError(err.Error())
 			return
 		}
-		c.add(row)
+		_ = c.add(row)
 	}
 }
 

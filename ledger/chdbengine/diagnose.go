@@ -18,11 +18,11 @@ func connectError(dir string) error {
 		return fmt.Errorf("chdbengine: cannot open %q: the directory is not writable: %w", dir, err)
 	}
 	name := f.Name()
-	f.Close()
-	os.Remove(name)
+	_ = f.Close()
+	_ = os.Remove(name)
 	// ClickHouse holds an exclusive flock on <dir>/status while it runs.
 	if lf, err := os.OpenFile(filepath.Join(dir, "status"), os.O_RDWR, 0); err == nil {
-		defer lf.Close()
+		defer func() { _ = lf.Close() }()
 		err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return fmt.Errorf("chdbengine: cannot open %q: another process holds it (chDB allows one process per data directory)", dir)

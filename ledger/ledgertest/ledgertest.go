@@ -32,13 +32,13 @@ func run(m *testing.M, store **ledger.Store) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	eng, err := chdbengine.Open(filepath.Join(dir, "ledger"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer eng.Close()
+	defer func() { _ = eng.Close() }()
 	// DOCKET_TEST_ENGINE runs the package's storage tests through the
 	// server adapter or on a live server (ledger/engine/enginetest).
 	target, closeTarget, err := enginetest.Open(context.Background(), eng)

@@ -162,7 +162,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		// (http_write_exception_in_output_format = 0), then the stream
 		// is cut.
 		fmt.Fprintf(w, "Code: 0. DB::Exception: %v\n", err)
-		http.NewResponseController(w).Flush()
+		_ = http.NewResponseController(w).Flush()
 		panic(http.ErrAbortHandler)
 	}
 }
