@@ -141,7 +141,7 @@ func addToZip(zw *zip.Writer, dir, name string) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	dst, err := zw.Create(name)
 	if err != nil {
 		return err

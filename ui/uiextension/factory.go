@@ -88,7 +88,7 @@ func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
 	deps := api.Deps{Ledger: store, LedgerState: u.ledger.State, Content: content, Auth: authn, ExportDir: u.cfg.ExportDirectory, Logger: logger}
 	if content != nil {
 		if deps.Lifecycle, err = lifecycle.New(store, content, lifecycle.Options{Policy: u.cfg.Retention, Logger: logger}); err != nil {
-			store.Engine().Close()
+			_ = store.Engine().Close()
 			return err
 		}
 	}
@@ -97,7 +97,7 @@ func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
 		// The runner outlives Start's context; Shutdown stops it.
 		deps.Runner = lifecycle.NewRunner(deps.Lifecycle, u.cfg.LifecycleInterval)
 		if err = deps.Runner.Start(context.WithoutCancel(ctx)); err != nil {
-			store.Engine().Close()
+			_ = store.Engine().Close()
 			return err
 		}
 	case deps.Lifecycle != nil:
@@ -111,7 +111,7 @@ func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
 		if deps.Runner != nil {
 			deps.Runner.Stop()
 		}
-		store.Engine().Close()
+		_ = store.Engine().Close()
 		return err
 	}
 	u.store, u.server, u.runner = store, srv, deps.Runner
