@@ -186,7 +186,7 @@ func (s *s3Backend) get(ctx context.Context, key string) ([]byte, error) {
 		if err != nil {
 			return err
 		}
-		defer obj.Close()
+		defer func() { _ = obj.Close() }()
 		data, err = io.ReadAll(io.LimitReader(obj, maxReadBytes+1))
 		if err == nil && len(data) > maxReadBytes {
 			return fmt.Errorf("contentstore: read object: more than a read may return")
