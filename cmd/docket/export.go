@@ -49,7 +49,7 @@ Times are RFC 3339 (2026-03-01T00:00:00Z) or dates (2026-03-01, UTC midnight).`,
 			if err != nil {
 				return err
 			}
-			defer store.Engine().Close()
+			defer func() { _ = store.Engine().Close() }()
 			m, err := audit.Export(ctx, store, operator, req, out)
 			if err != nil {
 				return fmt.Errorf("export: %w", err)
@@ -105,10 +105,10 @@ Parquet back uses a temporary embedded engine; the ledger is not opened.`,
 			var eng *chdbengine.Engine
 			defer func() {
 				if eng != nil {
-					eng.Close()
+					_ = eng.Close()
 				}
 				if tmp != "" {
-					os.RemoveAll(tmp)
+					_ = os.RemoveAll(tmp)
 				}
 			}()
 			openEngine := func() (engine.Engine, error) {
