@@ -105,8 +105,8 @@ func makeBatches(n, size int) []ptrace.Traces {
 			// sequential IDs would flatter it.
 			var tid pcommon.TraceID
 			var sid pcommon.SpanID
-			rng.Read(tid[:])
-			rng.Read(sid[:])
+			_, _ = rng.Read(tid[:])
+			_, _ = rng.Read(sid[:])
 			s.SetTraceID(tid)
 			s.SetSpanID(sid)
 			s.SetStartTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Duration(i) * time.Millisecond)))
@@ -138,12 +138,12 @@ func rawInsertRate(batches []ptrace.Traces) (rate, cpuPer1000 float64, err error
 	if err != nil {
 		return 0, 0, err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	eng, err := chdbengine.Open(dir)
 	if err != nil {
 		return 0, 0, err
 	}
-	defer eng.Close()
+	defer func() { _ = eng.Close() }()
 	store := ledger.NewStore(eng)
 	ctx := context.Background()
 	if err = store.Migrate(ctx); err != nil {
@@ -241,7 +241,7 @@ func measureCollector(bin, cfg string, batches []ptrace.Traces, senders int, wai
 	if err != nil {
 		return measurement{}, err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	otlp, api, metricsPort := freePort(), freePort(), freePort()
 	cfgPath, _ := filepath.Abs(filepath.Join("bench", "ledger", cfg))
 	cmd := exec.Command(bin, "collector", "--config", "file:"+cfgPath)
@@ -250,12 +250,12 @@ func measureCollector(bin, cfg string, batches []ptrace.Traces, senders int, wai
 	if err != nil {
 		return measurement{}, err
 	}
-	defer logf.Close()
+	defer func() { _ = logf.Close() }()
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err = cmd.Start(); err != nil {
 		return measurement{}, err
 	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 
 	bodies := make([][]byte, len(batches))
 	total := 0
@@ -303,7 +303,7 @@ func waitReady(otlpPort string) error {
 	for time.Now().Before(deadline) {
 		c, err := net.Dial("tcp", "127.0.0.1:"+otlpPort)
 		if err == nil {
-			c.Close()
+			_ = c.Close()
 			return nil
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -429,6 +429,6 @@ func freePort() string {
 	if err != nil {
 		panic(err)
 	}
-	defer ln.Close()
+	defer func() { _ = ln.Close() }()
 	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 }

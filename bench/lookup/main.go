@@ -69,14 +69,14 @@ func run(ctx context.Context, calls, lookups, batch, scans int, seed uint64, dir
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(tmp)
+		defer func() { _ = os.RemoveAll(tmp) }()
 		dir = tmp
 	}
 	eng, err := chdbengine.Open(dir)
 	if err != nil {
 		return err
 	}
-	defer eng.Close()
+	defer func() { _ = eng.Close() }()
 	store := ledger.NewStore(eng)
 	if err = store.Migrate(ctx); err != nil {
 		return err
