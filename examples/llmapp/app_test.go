@@ -36,7 +36,7 @@ func (p *recordingProvider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.handler.ServeHTTP(rec, r)
 	maps.Copy(w.Header(), rec.Header())
 	w.WriteHeader(rec.Code)
-	w.Write(rec.Body.Bytes())
+	_, _ = w.Write(rec.Body.Bytes())
 	p.mu.Lock()
 	p.bodies = append(p.bodies, rec.Body.Bytes())
 	p.mu.Unlock()

@@ -249,7 +249,7 @@ func (c *chatClient) post(ctx context.Context, body chatRequest) (*chatResponse,
 	}
 	if httpResp.StatusCode/100 != 2 {
 		var e errorResponse
-		json.Unmarshal(raw, &e) // a body that is not OpenAI's error format still leaves the status
+		_ = json.Unmarshal(raw, &e) // a body that is not OpenAI's error format still leaves the status
 		return nil, &providerError{Status: httpResp.StatusCode, Type: e.Error.Type, Code: e.Error.Code}
 	}
 	var resp chatResponse
