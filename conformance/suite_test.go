@@ -133,7 +133,7 @@ func TestConformance(t *testing.T) {
 	}
 	if want, err := os.ReadFile(resultsFile); err != nil || !bytes.Equal(want, got) {
 		last := filepath.Join(t.TempDir(), resultsFile)
-		os.WriteFile(last, got, 0o644)
+		_ = os.WriteFile(last, got, 0o644)
 		t.Errorf("this run's results differ from %s (and so may the README's matrix); rerun with %s=1 to record them (%v)\n%s",
 			resultsFile, updateEnv, err, diffLines(string(want), string(got)))
 	}
@@ -395,7 +395,7 @@ func startCollector(t *testing.T, bin, sinkURL string) *collector {
 	go func() { c.done <- c.cmd.Wait() }()
 	t.Cleanup(func() {
 		if c.cmd.ProcessState == nil {
-			c.cmd.Process.Kill()
+			_ = c.cmd.Process.Kill()
 			<-c.done
 		}
 	})
@@ -450,7 +450,7 @@ func (c *collector) settle() {
 
 // stop ends the collector gracefully, so the ledger is written and closed.
 func (c *collector) stop(t *testing.T) {
-	c.cmd.Process.Signal(syscall.SIGTERM)
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-c.done:
 	case <-time.After(time.Minute):
