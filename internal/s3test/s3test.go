@@ -120,7 +120,7 @@ func (s *Server) start() {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	defer log.Close()
+	defer func() { _ = log.Close() }()
 	cmd := exec.Command(s.bin, "--port", s.Endpoint, "-a", s.AccessKey, "-s", s.SecretKey, "-q",
 		"posix", "--versioning-dir", s.versions, s.root)
 	cmd.Stdout, cmd.Stderr = log, log
