@@ -88,7 +88,7 @@ func TestLedgerWaitsForStorage(t *testing.T) {
 	}
 	runErr := make(chan error, 1)
 	go func() { runErr <- col.Run(context.Background()) }()
-	t.Cleanup(func() { col.Shutdown(); <-runErr })
+	t.Cleanup(func() { col.Shutdown(); _ = <-runErr })
 	waitFor(t, "collector running", time.Minute, func() bool { return col.GetState() == otelcol.StateRunning })
 
 	// The same process shares the embedded engine with the exporter.
