@@ -43,7 +43,12 @@ func runCollector(t *testing.T, config string, env ...string) string {
 	}
 	runErr := make(chan error, 1)
 	go func() { runErr <- col.Run(context.Background()) }()
-	t.Cleanup(func() { col.Shutdown(); _ = <-runErr })
+	t.Cleanup(func() {
+		col.Shutdown()
+		if err := <-runErr; err != nil {
+			t.Logf("collector run: %v", err)
+		}
+	})
 	base := "http://127.0.0.1:" + port
 	waitFor(t, "receiver listening", time.Minute, func() bool {
 		resp, err := http.Get(base + "/v1/traces")

@@ -88,7 +88,12 @@ func TestLedgerWaitsForStorage(t *testing.T) {
 	}
 	runErr := make(chan error, 1)
 	go func() { runErr <- col.Run(context.Background()) }()
-	t.Cleanup(func() { col.Shutdown(); _ = <-runErr })
+	t.Cleanup(func() {
+		col.Shutdown()
+		if err := <-runErr; err != nil {
+			t.Logf("collector run: %v", err)
+		}
+	})
 	waitFor(t, "collector running", time.Minute, func() bool { return col.GetState() == otelcol.StateRunning })
 
 	// The same process shares the embedded engine with the exporter.

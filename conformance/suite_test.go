@@ -396,7 +396,9 @@ func startCollector(t *testing.T, bin, sinkURL string) *collector {
 	t.Cleanup(func() {
 		if c.cmd.ProcessState == nil {
 			_ = c.cmd.Process.Kill()
-			<-c.done
+			if err := <-c.done; err != nil {
+				t.Logf("collector killed: %v", err)
+			}
 		}
 	})
 	// Ready when the ledger API answers.
@@ -452,7 +454,10 @@ func (c *collector) settle() {
 func (c *collector) stop(t *testing.T) {
 	_ = c.cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case <-c.done:
+	case err := <-c.done:
+		if err != nil {
+			t.Logf("collector stopped: %v", err)
+		}
 	case <-time.After(time.Minute):
 		t.Fatal("collector did not stop within 1m of SIGTERM")
 	}
