@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/chdbengine"
 	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/ledgertest"
 	"github.com/docketlabs/docket/queries"
 )
 
@@ -24,13 +23,8 @@ import (
 // restart does, and once more whole, as after a crash before it was
 // recorded.
 func TestFirstWriteWinsMigration(t *testing.T) {
-	shorttest.Needs(t, shorttest.ChDB)
 	ctx := context.Background()
-	eng, err := chdbengine.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := ledgertest.Engine(t)
 	ms, err := queries.Migrations()
 	if err != nil {
 		t.Fatal(err)

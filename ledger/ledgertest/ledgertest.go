@@ -54,3 +54,16 @@ func run(m *testing.M, store **ledger.Store) int {
 	}
 	return m.Run()
 }
+
+// Engine opens an embedded engine in a temporary directory for one test,
+// skipped under -short, and closes it when the test ends.
+func Engine(t testing.TB) *chdbengine.Engine {
+	t.Helper()
+	shorttest.Needs(t, shorttest.ChDB)
+	eng, err := chdbengine.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = eng.Close() })
+	return eng
+}
