@@ -14,7 +14,7 @@ VERSION     ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 NODE_DIR    := $(CURDIR)/.cache/node
 CONFORMANCE_JS := conformance/js
 
-.PHONY: all deps build run browser node test demo bench release clean
+.PHONY: all deps build run browser node test test-unit race lint demo bench release clean
 
 all: build
 
@@ -44,6 +44,30 @@ node:
 test: deps bin/versitygw browser node
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+# Day-to-day tests: -short, hermetic. No chDB, S3 server, Chromium or Node:
+# the tests that need them skip and say so (internal/shorttest); the library
+# path points nowhere so that a test that opens chDB anyway fails.
+test-unit:
+	CHDB_LIB_PATH=/nonexistent/test-unit-is-hermetic/libchdb.so $(GO) test -short ./...
+
+# The race detector on the packages that run goroutines over shared state:
+# the content-ref processor, the content store (on the real S3 server), the
+# ledger exporter (on chDB), the reconcile extension, and the sign-in
+# throttle and session tests of ui/auth (its other tests hash passwords with
+# argon2, slow under -race and without goroutines of their own).
+RACE_PKGS := ./processors/contentrefprocessor/ ./contentstore/ ./ledger/ledgerexporter/ ./reconcile/reconcileextension/
+race: deps bin/versitygw
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(RACE_PKGS)
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -run 'TestParallelGuessesFromOneAddress|TestFloodDoesNotDelayAnotherAddress|TestSessionExpiry|TestAccountsAddedElsewhereAreSeen' ./ui/auth/
+
+# Static checks (.golangci.yml): staticcheck, errcheck, errorlint, govet
+# with shadow on err, gosec.
+lint: bin/golangci-lint
+	bin/golangci-lint run ./...
+
+bin/golangci-lint: scripts/install-golangci-lint.sh scripts/install-go-tool.sh
+	GO=$(GO) scripts/install-golangci-lint.sh
 
 # Ratios against baselines measured in the same run.
 bench: build

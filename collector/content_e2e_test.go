@@ -614,7 +614,7 @@ func TestHelperDumpLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := bufio.NewWriter(os.Stdout)
-	defer w.Flush()
+	defer func() { _ = w.Flush() }()
 	for _, table := range tables {
 		err := eng.QueryJSON(ctx, "SELECT * FROM `"+table+"`", func(row []byte) error {
 			_, err := fmt.Fprintf(w, "ledger-row:%s\t%s\n", table, row)

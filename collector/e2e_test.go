@@ -19,11 +19,13 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
 	"github.com/docketlabs/docket/internal/proctest"
+	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
 )
 
 // docketBinary builds the docket command.
 func docketBinary(t *testing.T) string {
+	shorttest.Needs(t, shorttest.ChDB)
 	return proctest.Build(t, "github.com/docketlabs/docket/cmd/docket")
 }
 

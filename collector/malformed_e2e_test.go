@@ -3,20 +3,12 @@ package collector_test
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"io"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/collector/confmap"
-	"go.opentelemetry.io/collector/confmap/provider/envprovider"
-	"go.opentelemetry.io/collector/confmap/provider/fileprovider"
-	"go.opentelemetry.io/collector/otelcol"
-
-	"github.com/docketlabs/docket/collector"
 	"github.com/docketlabs/docket/internal/proctest"
 )
 
@@ -29,21 +21,7 @@ func runCollector(t *testing.T, config string, env ...string) string {
 	for i := 0; i+1 < len(env); i += 2 {
 		t.Setenv(env[i], env[i+1])
 	}
-	cfg, _ := filepath.Abs(filepath.Join("testdata", config))
-	col, err := otelcol.NewCollector(otelcol.CollectorSettings{
-		BuildInfo: collector.Info("test"),
-		Factories: collector.Components,
-		ConfigProviderSettings: otelcol.ConfigProviderSettings{ResolverSettings: confmap.ResolverSettings{
-			URIs:              []string{"file:" + cfg},
-			ProviderFactories: []confmap.ProviderFactory{fileprovider.NewFactory(), envprovider.NewFactory()},
-		}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runErr := make(chan error, 1)
-	go func() { runErr <- col.Run(context.Background()) }()
-	t.Cleanup(func() { col.Shutdown(); <-runErr })
+	startInProcess(t, config)
 	base := "http://127.0.0.1:" + port
 	waitFor(t, "receiver listening", time.Minute, func() bool {
 		resp, err := http.Get(base + "/v1/traces")

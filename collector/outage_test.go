@@ -10,16 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/collector/confmap"
-	"go.opentelemetry.io/collector/confmap/provider/envprovider"
-	"go.opentelemetry.io/collector/confmap/provider/fileprovider"
 	"go.opentelemetry.io/collector/otelcol"
 
-	"github.com/docketlabs/docket/collector"
+	"github.com/docketlabs/docket/internal/proctest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/chdbengine"
-
-	"github.com/docketlabs/docket/internal/proctest"
 )
 
 // metric reads one unlabeled-or-summed sample from a Prometheus endpoint.
@@ -74,21 +69,7 @@ func TestLedgerWaitsForStorage(t *testing.T) {
 	t.Setenv("E2E_OTLP_PORT", otlp)
 	t.Setenv("E2E_API_PORT", api)
 	t.Setenv("E2E_METRICS_PORT", metricsPort)
-	cfg, _ := filepath.Abs("testdata/ledger-outage.yaml")
-	col, err := otelcol.NewCollector(otelcol.CollectorSettings{
-		BuildInfo: collector.Info("test"),
-		Factories: collector.Components,
-		ConfigProviderSettings: otelcol.ConfigProviderSettings{ResolverSettings: confmap.ResolverSettings{
-			URIs:              []string{"file:" + cfg},
-			ProviderFactories: []confmap.ProviderFactory{fileprovider.NewFactory(), envprovider.NewFactory()},
-		}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runErr := make(chan error, 1)
-	go func() { runErr <- col.Run(context.Background()) }()
-	t.Cleanup(func() { col.Shutdown(); <-runErr })
+	col := startInProcess(t, "ledger-outage.yaml")
 	waitFor(t, "collector running", time.Minute, func() bool { return col.GetState() == otelcol.StateRunning })
 
 	// The same process shares the embedded engine with the exporter.

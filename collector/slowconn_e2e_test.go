@@ -123,7 +123,7 @@ func attackFromHelpers(t *testing.T, addr string, n int) int {
 		sc := bufio.NewScanner(stdout)
 		got := -1
 		for got < 0 && sc.Scan() {
-			fmt.Sscanf(sc.Text(), "open %d", &got)
+			_, _ = fmt.Sscanf(sc.Text(), "open %d", &got)
 		}
 		if got < 0 {
 			t.Fatal("an attack helper reported no connections")

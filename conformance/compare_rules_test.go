@@ -71,7 +71,7 @@ func TestCheckCall(t *testing.T) {
 		"gen_ai.response.id":"msg_01abc","gen_ai.usage.input_tokens":30,"gen_ai.usage.cache_read.input_tokens":1300,"gen_ai.usage.output_tokens":40,
 		"gen_ai.response.finish_reasons":["end_turn"],"gen_ai.input.messages":"[{\"content\":\"hello Canary-x-chat-Z\"}]"}}]}`, &raw)
 	ev := gather(&raw, "t1")
-	bill := prices.Cost("anthropic", truth.Model, "chat", truth.Received, pricing.Usage{Input: i64(1330), CacheRead: i64(1300), Output: i64(40)})
+	bill := prices.Cost("anthropic", truth.Model, "chat", truth.Received, pricing.Usage{Input: new(int64(1330)), CacheRead: new(int64(1300)), Output: new(int64(40))})
 
 	good := row{"span_id": "s1", "provider": "anthropic", "request_model": "claude-sonnet-4-5", "response_model": "claude-sonnet-4-5-20250929",
 		"response_id": "msg_01abc", "input_tokens": "1330", "output_tokens": "40", "cache_read_tokens": "1300", "cache_write_tokens": "0",
@@ -144,8 +144,6 @@ func TestMatrixCell(t *testing.T) {
 		}
 	}
 }
-
-func i64(n int64) *int64 { return &n }
 
 func mustJSON(t *testing.T, s string, v any) {
 	t.Helper()

@@ -383,9 +383,8 @@ func describeID(observed, truth string) string {
 // class, the ledger cannot know the bill: that is the library's gap.
 func costVerdict(truth fakeprovider.Answer, rows []row, f map[string]FieldResult, prices *pricing.Table) FieldResult {
 	u := truth.Usage
-	i64 := func(n int) *int64 { v := int64(n); return &v }
 	op := "chat"
-	usage := pricing.Usage{Input: i64(u.Input), Output: i64(u.Output), CacheRead: i64(u.CacheRead), CacheWrite: i64(u.CacheWrite), Reasoning: i64(u.Reasoning)}
+	usage := pricing.Usage{Input: new(int64(u.Input)), Output: new(int64(u.Output)), CacheRead: new(int64(u.CacheRead)), CacheWrite: new(int64(u.CacheWrite)), Reasoning: new(int64(u.Reasoning))}
 	if truth.API == "embeddings" {
 		op, usage.Output = pricing.OperationEmbeddings, nil
 	}

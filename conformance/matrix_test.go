@@ -37,9 +37,7 @@ func renderMatrix(r *Results) string {
 		for _, p := range slices.Sorted(maps.Keys(s.Versions)) {
 			versions = append(versions, fmt.Sprintf("`%s@%s`", p, s.Versions[p]))
 		}
-		var calls []string
 		for _, c := range s.Calls {
-			calls = append(calls, c.Call)
 			if c.Fields["rows"].Status == statusGap {
 				notes = append(notes, fmt.Sprintf("%s / %s: %s.", s.Name, c.Call, c.Fields["rows"].Observed))
 			}

@@ -29,6 +29,7 @@ import (
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/fakeprovider"
 	"github.com/docketlabs/docket/internal/proctest"
+	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger/chdbengine"
 	"github.com/docketlabs/docket/ledger/pricing"
 )
@@ -45,9 +46,7 @@ const (
 
 // TestConformance runs every scenario live and checks every call's row.
 func TestConformance(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the npm libraries against a collector: skipped with -short")
-	}
+	shorttest.Needs(t, shorttest.Node, shorttest.ChDB)
 	for _, p := range []string{nodeBin, filepath.Join(jsDir, "node_modules", ".installed")} {
 		if _, err := os.Stat(p); err != nil {
 			t.Fatalf("%s is missing: run scripts/install-node.sh (make test does): %v", p, err)
@@ -137,7 +136,7 @@ func TestConformance(t *testing.T) {
 	}
 	if want, err := os.ReadFile(resultsFile); err != nil || !bytes.Equal(want, got) {
 		last := filepath.Join(t.TempDir(), resultsFile)
-		os.WriteFile(last, got, 0o644)
+		_ = os.WriteFile(last, got, 0o644)
 		t.Errorf("this run's results differ from %s (and so may the README's matrix); rerun with %s=1 to record them (%v)\n%s",
 			resultsFile, updateEnv, err, diffLines(string(want), string(got)))
 	}
@@ -399,8 +398,10 @@ func startCollector(t *testing.T, bin, sinkURL string) *collector {
 	go func() { c.done <- c.cmd.Wait() }()
 	t.Cleanup(func() {
 		if c.cmd.ProcessState == nil {
-			c.cmd.Process.Kill()
-			<-c.done
+			_ = c.cmd.Process.Kill()
+			if err := <-c.done; err != nil {
+				t.Logf("collector killed: %v", err)
+			}
 		}
 	})
 	// Ready when the ledger API answers.
@@ -454,9 +455,12 @@ func (c *collector) settle() {
 
 // stop ends the collector gracefully, so the ledger is written and closed.
 func (c *collector) stop(t *testing.T) {
-	c.cmd.Process.Signal(syscall.SIGTERM)
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case <-c.done:
+	case err := <-c.done:
+		if err != nil {
+			t.Logf("collector stopped: %v", err)
+		}
 	case <-time.After(time.Minute):
 		t.Fatal("collector did not stop within 1m of SIGTERM")
 	}

@@ -51,7 +51,7 @@ func (d *dirBackend) put(_ context.Context, key string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("contentstore: write object: %w", err)
 	}
-	defer os.Remove(f.Name())
+	defer func() { _ = os.Remove(f.Name()) }()
 	_, err = f.Write(data)
 	if err == nil && d.fsync {
 		err = f.Sync()
@@ -86,7 +86,7 @@ func syncDir(dir string) error {
 	if err != nil {
 		return fmt.Errorf("contentstore: sync directory: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("contentstore: sync directory: %w", err)
 	}

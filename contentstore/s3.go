@@ -76,7 +76,7 @@ func (s *s3Backend) prepare(ctx context.Context) error {
 		if !s.cfg.CreateBucket {
 			return fmt.Errorf("contentstore: s3 bucket %q does not exist and create_bucket is false", s.cfg.Bucket)
 		}
-		err := s.client.MakeBucket(ctx, s.cfg.Bucket, minio.MakeBucketOptions{Region: s.cfg.Region, ObjectLocking: s.cfg.ObjectLock})
+		err = s.client.MakeBucket(ctx, s.cfg.Bucket, minio.MakeBucketOptions{Region: s.cfg.Region, ObjectLocking: s.cfg.ObjectLock})
 		if err != nil && minio.ToErrorResponse(err).Code != "BucketAlreadyOwnedByYou" {
 			return err
 		}
@@ -112,16 +112,16 @@ func (s *s3Backend) classify(ctx context.Context, err error) error {
 		s.initMu.Lock()
 		s.initialized = false
 		s.initMu.Unlock()
-		return fmt.Errorf("%w: s3: %v", ErrUnavailable, err)
+		return fmt.Errorf("%w: s3: %w", ErrUnavailable, err)
 	case resp.StatusCode >= 500 || resp.Code == "SlowDown" || resp.Code == "RequestTimeout":
-		return fmt.Errorf("%w: s3: %v", ErrUnavailable, err)
+		return fmt.Errorf("%w: s3: %w", ErrUnavailable, err)
 	case resp.StatusCode == http.StatusNotFound:
 		return ErrNotFound
 	}
 	var netErr net.Error
 	if errors.As(err, &netErr) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) {
-		return fmt.Errorf("%w: s3: %v", ErrUnavailable, err)
+		return fmt.Errorf("%w: s3: %w", ErrUnavailable, err)
 	}
 	return fmt.Errorf("contentstore: s3: %w", err)
 }
@@ -186,7 +186,7 @@ func (s *s3Backend) get(ctx context.Context, key string) ([]byte, error) {
 		if err != nil {
 			return err
 		}
-		defer obj.Close()
+		defer func() { _ = obj.Close() }()
 		data, err = io.ReadAll(io.LimitReader(obj, maxReadBytes+1))
 		if err == nil && len(data) > maxReadBytes {
 			return fmt.Errorf("contentstore: read object: more than a read may return")

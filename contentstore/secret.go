@@ -8,10 +8,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/docketlabs/docket/internal/atomicfile"
 )
 
 // MinSecretLen is the shortest deployment secret accepted, in bytes.
@@ -26,31 +29,19 @@ func LoadOrCreateSecret(path string) ([]byte, error) {
 	if err == nil || !errors.Is(err, fs.ErrNotExist) {
 		return secret, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err = os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("contentstore: create secret directory: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".secret-*")
-	if err != nil {
-		return nil, fmt.Errorf("contentstore: create secret: %w", err)
-	}
-	defer os.Remove(tmp.Name())
 	raw := make([]byte, 32)
-	if _, err := rand.Read(raw); err != nil {
-		tmp.Close()
+	if _, err = rand.Read(raw); err != nil {
 		return nil, fmt.Errorf("contentstore: generate secret: %w", err)
 	}
-	_, err = tmp.WriteString(hex.EncodeToString(raw) + "\n")
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, fmt.Errorf("contentstore: write secret: %w", err)
-	}
-	// Link never replaces an existing file: the first writer wins.
-	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrExist) {
+	// Create never replaces an existing file: the first writer wins.
+	err = atomicfile.Create(path, 0o600, func(w io.Writer) error {
+		_, werr := io.WriteString(w, hex.EncodeToString(raw)+"\n")
+		return werr
+	})
+	if err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("contentstore: install secret: %w", err)
 	}
 	return readSecret(path)

@@ -172,7 +172,9 @@ func TestFailFirstOnEveryAPI(t *testing.T) {
 							Type string `json:"type"`
 						} `json:"error"`
 					}
-					json.Unmarshal(raw, &e)
+					if err := json.Unmarshal(raw, &e); err != nil {
+						t.Fatal(err)
+					}
 					got.errType = e.Error.Type
 				}
 				if got != want {

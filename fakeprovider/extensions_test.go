@@ -139,7 +139,9 @@ func TestEmbeddings(t *testing.T) {
 	}
 	b64 := decode[body](t, send(t, srv, "/v1/embeddings", `{"model":"text-embedding-3-small","input":"one two three","dimensions":8,"encoding_format":"base64"}`, nil).Body)
 	var s string
-	json.Unmarshal(b64.Data[0].Embedding, &s)
+	if err := json.Unmarshal(b64.Data[0].Embedding, &s); err != nil {
+		t.Fatal(err)
+	}
 	if raw, err := base64.StdEncoding.DecodeString(s); err != nil || len(raw) != 32 {
 		t.Errorf("base64 vector %q: %v", s, err)
 	}

@@ -57,14 +57,18 @@ func TestMessagesJSON(t *testing.T) {
 		}
 	}
 	var usage map[string]json.RawMessage
-	json.Unmarshal(top["usage"], &usage)
+	if err := json.Unmarshal(top["usage"], &usage); err != nil {
+		t.Fatal(err)
+	}
 	for _, k := range []string{"input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"} {
 		if _, ok := usage[k]; !ok {
 			t.Errorf("usage lacks %q", k)
 		}
 	}
 	var m messageBody
-	json.Unmarshal(raw, &m)
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
 	if !strings.HasPrefix(m.ID, "msg_") || m.Type != "message" || m.Role != "assistant" || m.Model != "claude-sonnet-4-20250514" {
 		t.Errorf("id %q type %q role %q model %q", m.ID, m.Type, m.Role, m.Model)
 	}
@@ -117,7 +121,9 @@ func TestMessagesStreaming(t *testing.T) {
 			var s struct {
 				Message messageBody `json:"message"`
 			}
-			json.Unmarshal(ev.data, &s)
+			if err := json.Unmarshal(ev.data, &s); err != nil {
+				t.Fatal(err)
+			}
 			if s.Message.ID == "" || s.Message.Model != want.Model || s.Message.StopReason != nil || s.Message.Usage.InputTokens != want.Usage.InputTokens {
 				t.Errorf("message_start %s", ev.data)
 			}
@@ -129,7 +135,9 @@ func TestMessagesStreaming(t *testing.T) {
 					Text string `json:"text"`
 				} `json:"delta"`
 			}
-			json.Unmarshal(ev.data, &d)
+			if err := json.Unmarshal(ev.data, &d); err != nil {
+				t.Fatal(err)
+			}
 			if d.Delta.Type != "text_delta" {
 				t.Errorf("delta %s", ev.data)
 			}
@@ -143,7 +151,9 @@ func TestMessagesStreaming(t *testing.T) {
 					OutputTokens int `json:"output_tokens"`
 				} `json:"usage"`
 			}
-			json.Unmarshal(ev.data, &d)
+			if err := json.Unmarshal(ev.data, &d); err != nil {
+				t.Fatal(err)
+			}
 			if d.Delta.StopReason != "end_turn" || d.Usage.OutputTokens != want.Usage.OutputTokens {
 				t.Errorf("message_delta %s", ev.data)
 			}

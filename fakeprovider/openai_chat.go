@@ -445,6 +445,6 @@ func writeStream(w http.ResponseWriter, c *completion, includeUsage bool) {
 			return
 		}
 	}
-	io.WriteString(w, "data: [DONE]\n\n")
-	rc.Flush()
+	_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	_ = rc.Flush()
 }

@@ -166,8 +166,8 @@ func writeInput(h interface{ Write([]byte) (int, error) }, req *Request) {
 func writeField(h interface{ Write([]byte) (int, error) }, s string) {
 	var n [8]byte
 	binary.BigEndian.PutUint64(n[:], uint64(len(s)))
-	h.Write(n[:])
-	h.Write([]byte(s))
+	_, _ = h.Write(n[:])
+	_, _ = h.Write([]byte(s))
 }
 
 // FailFraction returns a Responder that fails the given fraction of requests

@@ -177,7 +177,9 @@ func TestResponsesStreaming(t *testing.T) {
 			Delta          *string `json:"delta"`
 			Text           *string `json:"text"`
 		}
-		json.Unmarshal(ev.data, &seq)
+		if err := json.Unmarshal(ev.data, &seq); err != nil {
+			t.Fatal(err)
+		}
 		if seq.SequenceNumber == nil || *seq.SequenceNumber != i {
 			t.Errorf("event %d (%s) has sequence_number %v", i, ev.name, seq.SequenceNumber)
 		}
@@ -202,7 +204,9 @@ func TestResponsesStreaming(t *testing.T) {
 	var final struct {
 		Response responseBody `json:"response"`
 	}
-	json.Unmarshal(events[len(events)-1].data, &final)
+	if err := json.Unmarshal(events[len(events)-1].data, &final); err != nil {
+		t.Fatal(err)
+	}
 	if final.Response.Status != "completed" || final.Response.Usage == nil || final.Response.Usage.TotalTokens != want.Usage.TotalTokens || final.Response.text() != want.text() {
 		t.Errorf("response.completed carries %+v", final.Response)
 	}

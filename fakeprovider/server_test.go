@@ -112,7 +112,9 @@ func TestChatCompletionJSONShape(t *testing.T) {
 		}
 	}
 	var usage map[string]json.RawMessage
-	json.Unmarshal(top["usage"], &usage)
+	if err := json.Unmarshal(top["usage"], &usage); err != nil {
+		t.Fatal(err)
+	}
 	for _, k := range []string{"prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details", "completion_tokens_details"} {
 		if _, ok := usage[k]; !ok {
 			t.Errorf("usage lacks %q: %s", k, top["usage"])
@@ -280,7 +282,9 @@ func TestStreaming(t *testing.T) {
 				var u struct {
 					TotalTokens int `json:"total_tokens"`
 				}
-				json.Unmarshal(c.Usage, &u)
+				if err := json.Unmarshal(c.Usage, &u); err != nil {
+					t.Fatal(err)
+				}
 				if u.TotalTokens != want.Usage.TotalTokens {
 					t.Errorf("streamed total_tokens %d, JSON %d", u.TotalTokens, want.Usage.TotalTokens)
 				}

@@ -51,7 +51,7 @@ func (s *Store) MigrateTo(ctx context.Context, last uint32) error {
 		return err
 	}
 	for _, stmt := range boot {
-		if err := s.eng.Exec(ctx, stmt.SQL); err != nil {
+		if err = s.eng.Exec(ctx, stmt.SQL); err != nil {
 			return fmt.Errorf("ledger: create schema_migrations: %w", err)
 		}
 	}
@@ -60,8 +60,8 @@ func (s *Store) MigrateTo(ctx context.Context, last uint32) error {
 		var r struct {
 			Version uint32 `json:"version"`
 		}
-		if err := json.Unmarshal(row, &r); err != nil {
-			return err
+		if unmarshalErr := json.Unmarshal(row, &r); unmarshalErr != nil {
+			return unmarshalErr
 		}
 		applied[r.Version] = true
 		return nil

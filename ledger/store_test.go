@@ -11,6 +11,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger/chdbengine"
 )
 
@@ -18,6 +19,9 @@ import (
 var testStore *Store
 
 func TestMain(m *testing.M) {
+	if shorttest.SkipPackage(shorttest.ChDB) {
+		os.Exit(0)
+	}
 	dir, err := os.MkdirTemp("", "ledger-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -4,13 +4,11 @@ import (
 	"testing"
 )
 
-func n(v int64) *int64 { return &v }
-
 // TestToleranceBoundaries: the default 0.5% is inclusive, exactly, on both
 // sides, for requests and for tokens; the tolerance is configurable.
 func TestToleranceBoundaries(t *testing.T) {
 	side := func(req, in, out, cached int64) Side {
-		return Side{Requests: n(req), InputTokens: n(in), OutputTokens: n(out), CacheReadTokens: n(cached)}
+		return Side{Requests: new(req), InputTokens: new(in), OutputTokens: new(out), CacheReadTokens: new(cached)}
 	}
 	for _, c := range []struct {
 		name        string
@@ -33,9 +31,9 @@ func TestToleranceBoundaries(t *testing.T) {
 		{"cached off", side(1000, 2000, 1000, 100), side(1000, 2000, 1000, 200), 0.5, false, StateTokensDiffer},
 		{"provider reported nothing", side(3, 30, 30, 0), side(0, 0, 0, 0), 0.5, false, StateLedgerExtra},
 		{"ledger has nothing", side(0, 0, 0, 0), side(3, 30, 30, 0), 0.5, false, StateLedgerMissing},
-		{"no request count: tokens 0.5% short", side(1000, 1990, 1000, 0), Side{InputTokens: n(2000), OutputTokens: n(1005), CacheReadTokens: n(0)}, 0.5, false, StateOK},
-		{"no request count: tokens 1% short", side(1000, 1980, 990, 0), Side{InputTokens: n(2000), OutputTokens: n(1000), CacheReadTokens: n(0)}, 0.5, false, StateLedgerMissing},
-		{"no request count, ledger usage unknown", side(1000, 1980, 990, 0), Side{InputTokens: n(2000), OutputTokens: n(1000), CacheReadTokens: n(0)}, 0.5, true, StateUndetermined},
+		{"no request count: tokens 0.5% short", side(1000, 1990, 1000, 0), Side{InputTokens: new(int64(2000)), OutputTokens: new(int64(1005)), CacheReadTokens: new(int64(0))}, 0.5, false, StateOK},
+		{"no request count: tokens 1% short", side(1000, 1980, 990, 0), Side{InputTokens: new(int64(2000)), OutputTokens: new(int64(1000)), CacheReadTokens: new(int64(0))}, 0.5, false, StateLedgerMissing},
+		{"no request count, ledger usage unknown", side(1000, 1980, 990, 0), Side{InputTokens: new(int64(2000)), OutputTokens: new(int64(1000)), CacheReadTokens: new(int64(0))}, 0.5, true, StateUndetermined},
 		// Unknown usage on one call: calls still compared, its tokens not.
 		{"usage unknown, calls equal", side(1000, 10, 10, 0), side(1000, 2000, 1000, 0), 0.5, true, StateOK},
 	} {
@@ -52,16 +50,16 @@ func TestToleranceBoundaries(t *testing.T) {
 }
 
 func TestNotImportedAndDrift(t *testing.T) {
-	c := Cell{Ledger: Side{Requests: n(5)}}
+	c := Cell{Ledger: Side{Requests: new(int64(5))}}
 	judge(&c, 0.5)
 	if c.State != StateNotImported {
 		t.Errorf("no report: %s", c.State)
 	}
-	d := drift(n(990), n(1000))
+	d := drift(new(int64(990)), new(int64(1000)))
 	if d == nil || *d != -1 {
 		t.Errorf("drift 990/1000 = %v, want -1", d)
 	}
-	if drift(n(1), n(0)) != nil || *drift(n(0), n(0)) != 0 || drift(nil, n(3)) != nil {
+	if drift(new(int64(1)), new(int64(0))) != nil || *drift(new(int64(0)), new(int64(0))) != 0 || drift(nil, new(int64(3))) != nil {
 		t.Error("drift against zero or unknown")
 	}
 }

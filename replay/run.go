@@ -202,7 +202,7 @@ func (r *Runner) Replay(ctx context.Context, p access.Principal, sel Selection, 
 	if err != nil {
 		return Report{}, err
 	}
-	if err := sel.validate(); err != nil {
+	if err = sel.validate(); err != nil {
 		return Report{}, err
 	}
 	calls, err := r.selectCalls(ctx, p, sel)

@@ -19,7 +19,7 @@ func TestSelectionByCallIDsAndRandomSample(t *testing.T) {
 	// This test's calls start in an hour of 2025 no other test uses, so a
 	// sample of that hour holds only them.
 	var minutes int64
-	fmt.Sscanf(newTraceID(t)[:6], "%x", &minutes)
+	_, _ = fmt.Sscanf(newTraceID(t)[:6], "%x", &minutes)
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(minutes%500000) * time.Minute)
 	var ids []CallID
 	for i := range 5 {

@@ -105,8 +105,8 @@ func makeBatches(n, size int) []ptrace.Traces {
 			// sequential IDs would flatter it.
 			var tid pcommon.TraceID
 			var sid pcommon.SpanID
-			rng.Read(tid[:])
-			rng.Read(sid[:])
+			_, _ = rng.Read(tid[:])
+			_, _ = rng.Read(sid[:])
 			s.SetTraceID(tid)
 			s.SetSpanID(sid)
 			s.SetStartTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Duration(i) * time.Millisecond)))
@@ -138,15 +138,15 @@ func rawInsertRate(batches []ptrace.Traces) (rate, cpuPer1000 float64, err error
 	if err != nil {
 		return 0, 0, err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	eng, err := chdbengine.Open(dir)
 	if err != nil {
 		return 0, 0, err
 	}
-	defer eng.Close()
+	defer func() { _ = eng.Close() }()
 	store := ledger.NewStore(eng)
 	ctx := context.Background()
-	if err := store.Migrate(ctx); err != nil {
+	if err = store.Migrate(ctx); err != nil {
 		return 0, 0, err
 	}
 	prices, err := pricing.Default()
@@ -168,9 +168,9 @@ func rawInsertRate(batches []ptrace.Traces) (rate, cpuPer1000 float64, err error
 		if len(calls) == 0 {
 			return nil
 		}
-		data, err := ledger.EncodeCalls(nil, calls)
-		if err != nil {
-			return err
+		data, encodeCallsErr := ledger.EncodeCalls(nil, calls)
+		if encodeCallsErr != nil {
+			return encodeCallsErr
 		}
 		inserts = append(inserts, insert{insertSQL, data})
 		calls = calls[:0]
@@ -183,14 +183,14 @@ func rawInsertRate(batches []ptrace.Traces) (rate, cpuPer1000 float64, err error
 			calls = append(calls, x.Call(rs.Resource(), spans.At(i), time.Now()))
 			rows++
 			if len(calls) == insertBatch {
-				if err := flush(); err != nil {
-					return 0, 0, err
+				if flushErr := flush(); flushErr != nil {
+					return 0, 0, flushErr
 				}
 			}
 		}
 	}
-	if err := flush(); err != nil {
-		return 0, 0, err
+	if flushErr := flush(); flushErr != nil {
+		return 0, 0, flushErr
 	}
 	cpu0, err := cpuTime(os.Getpid())
 	if err != nil {
@@ -198,8 +198,8 @@ func rawInsertRate(batches []ptrace.Traces) (rate, cpuPer1000 float64, err error
 	}
 	t0 := time.Now()
 	for _, in := range inserts {
-		if err := eng.Insert(ctx, in.query, "RowBinary", in.rows); err != nil {
-			return 0, 0, err
+		if insertErr := eng.Insert(ctx, in.query, "RowBinary", in.rows); insertErr != nil {
+			return 0, 0, insertErr
 		}
 	}
 	elapsed := time.Since(t0)
@@ -241,7 +241,7 @@ func measureCollector(bin, cfg string, batches []ptrace.Traces, senders int, wai
 	if err != nil {
 		return measurement{}, err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	otlp, api, metricsPort := freePort(), freePort(), freePort()
 	cfgPath, _ := filepath.Abs(filepath.Join("bench", "ledger", cfg))
 	cmd := exec.Command(bin, "collector", "--config", "file:"+cfgPath)
@@ -250,12 +250,12 @@ func measureCollector(bin, cfg string, batches []ptrace.Traces, senders int, wai
 	if err != nil {
 		return measurement{}, err
 	}
-	defer logf.Close()
+	defer func() { _ = logf.Close() }()
 	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
+	if err = cmd.Start(); err != nil {
 		return measurement{}, err
 	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 
 	bodies := make([][]byte, len(batches))
 	total := 0
@@ -266,22 +266,22 @@ func measureCollector(bin, cfg string, batches []ptrace.Traces, senders int, wai
 		total += td.SpanCount()
 	}
 	url := "http://127.0.0.1:" + otlp + "/v1/traces"
-	if err := waitReady(otlp); err != nil {
-		return measurement{}, err
+	if waitReadyErr := waitReady(otlp); waitReadyErr != nil {
+		return measurement{}, waitReadyErr
 	}
 	cpu0, err := cpuTime(cmd.Process.Pid)
 	if err != nil {
 		return measurement{}, err
 	}
 	t0 := time.Now()
-	if err := sendAll(url, bodies, senders); err != nil {
-		return measurement{}, err
+	if sendAllErr := sendAll(url, bodies, senders); sendAllErr != nil {
+		return measurement{}, sendAllErr
 	}
 	if waitLedger {
 		// Watch the exporter's own counter, not the ledger: querying the
 		// ledger would add its CPU to the measurement.
-		if err := waitSent(metricsPort, total, 5*time.Minute); err != nil {
-			return measurement{}, err
+		if waitSentErr := waitSent(metricsPort, total, 5*time.Minute); waitSentErr != nil {
+			return measurement{}, waitSentErr
 		}
 	}
 	elapsed := time.Since(t0)
@@ -303,7 +303,7 @@ func waitReady(otlpPort string) error {
 	for time.Now().Before(deadline) {
 		c, err := net.Dial("tcp", "127.0.0.1:"+otlpPort)
 		if err == nil {
-			c.Close()
+			_ = c.Close()
 			return nil
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -429,6 +429,6 @@ func freePort() string {
 	if err != nil {
 		panic(err)
 	}
-	defer ln.Close()
+	defer func() { _ = ln.Close() }()
 	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 }

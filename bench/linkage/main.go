@@ -47,7 +47,7 @@ func run(idsFile string, api *apiclient.Client) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	var total, linked, oneCall, missing int
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {

@@ -112,8 +112,6 @@ func (g *generator) logNormal(median, sigma float64) float64 {
 	return median * math.Exp(g.r.NormFloat64()*sigma)
 }
 
-func i64(v int64) *int64 { return &v }
-
 // next returns the calls and evidence spans of the next trace.
 func (g *generator) next() ([]ledger.Call, []ledger.EvidenceSpan) {
 	t0 := time.Now()
@@ -184,10 +182,10 @@ func (g *generator) call(tenant, traceID, parent, service, endUser string, start
 	switch x := g.r.Float64(); {
 	case x < 0.03: // no usage reported
 	case x < 0.04: // input only
-		c.InputTokens = i64(int64(g.logNormal(800, 0.9)) + 1)
+		c.InputTokens = new(int64(g.logNormal(800, 0.9)) + 1)
 	default:
-		c.InputTokens = i64(int64(g.logNormal(800, 0.9)) + 1)
-		c.OutputTokens = i64(int64(g.logNormal(200, 0.8)) + 1)
+		c.InputTokens = new(int64(g.logNormal(800, 0.9)) + 1)
+		c.OutputTokens = new(int64(g.logNormal(200, 0.8)) + 1)
 	}
 	switch x := g.r.Float64(); {
 	case x < 0.03:
@@ -200,7 +198,7 @@ func (g *generator) call(tenant, traceID, parent, service, endUser string, start
 		c.InputRef = "docket-content://" + tenant + "/input/" + g.hex(32)
 		c.OutputRef = "docket-content://" + tenant + "/output/" + g.hex(32)
 		c.ContentStatus = "stored"
-		c.ContentBytes = i64(int64(g.logNormal(6000, 1)))
+		c.ContentBytes = new(int64(g.logNormal(6000, 1)))
 	}
 	c.Derive(g.prices)
 	return c

@@ -33,28 +33,28 @@ func evidenceAPI(ctx context.Context, store *ledger.Store, dir string) (*apiclie
 	}
 	users, oneTime, err := auth.OpenUsers(filepath.Join(dir, "bench-users.json"))
 	if err != nil {
-		content.Close()
+		_ = content.Close()
 		return nil, nil, err
 	}
 	if oneTime != "" {
-		if err := users.ChangePassword("admin", oneTime, benchPassword); err != nil {
-			content.Close()
+		if err = users.ChangePassword("admin", oneTime, benchPassword); err != nil {
+			_ = content.Close()
 			return nil, nil, err
 		}
 	}
 	authn, _, err := auth.New(auth.DefaultConfig(filepath.Join(dir, "bench-users.json")))
 	if err != nil {
-		content.Close()
+		_ = content.Close()
 		return nil, nil, err
 	}
 	m, err := lifecycle.New(store, content, lifecycle.Options{})
 	if err != nil {
-		content.Close()
+		_ = content.Close()
 		return nil, nil, err
 	}
 	logger := slog.New(slog.DiscardHandler)
 	srv := httptest.NewServer(api.Handler(api.Deps{Ledger: store, Content: content, Lifecycle: m, Auth: authn, Logger: logger}))
-	stop := func() { srv.Close(); content.Close() }
+	stop := func() { srv.Close(); _ = content.Close() }
 	client, err := apiclient.SignIn(ctx, srv.URL, "admin", benchPassword)
 	if err != nil {
 		stop()

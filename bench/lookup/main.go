@@ -69,16 +69,16 @@ func run(ctx context.Context, calls, lookups, batch, scans int, seed uint64, dir
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(tmp)
+		defer func() { _ = os.RemoveAll(tmp) }()
 		dir = tmp
 	}
 	eng, err := chdbengine.Open(dir)
 	if err != nil {
 		return err
 	}
-	defer eng.Close()
+	defer func() { _ = eng.Close() }()
 	store := ledger.NewStore(eng)
-	if err := store.Migrate(ctx); err != nil {
+	if err = store.Migrate(ctx); err != nil {
 		return err
 	}
 	counts, err := store.CountCalls(ctx)
@@ -91,14 +91,14 @@ func run(ctx context.Context, calls, lookups, batch, scans int, seed uint64, dir
 	} else if counts.Calls > 0 {
 		return fmt.Errorf("the data directory holds %d calls, fewer than -calls; use an empty one", counts.Calls)
 	} else {
-		g, err := newGenerator(seed, calls, now.Add(-30*24*time.Hour), now)
-		if err != nil {
-			return err
+		g, newGeneratorErr := newGenerator(seed, calls, now.Add(-30*24*time.Hour), now)
+		if newGeneratorErr != nil {
+			return newGeneratorErr
 		}
 		t0 := time.Now()
-		traces, evidence, insertTime, err := generate(ctx, store, g, calls, batch)
-		if err != nil {
-			return err
+		traces, evidence, insertTime, newGeneratorErr := generate(ctx, store, g, calls, batch)
+		if newGeneratorErr != nil {
+			return newGeneratorErr
 		}
 		fmt.Printf("lookup bench: generated %d calls in %d traces (%d tenants, 30 days) and %d evidence spans in %.1f s\n",
 			calls, traces, len(tenants), evidence, time.Since(t0).Seconds())
@@ -114,7 +114,7 @@ func run(ctx context.Context, calls, lookups, batch, scans int, seed uint64, dir
 		return err
 	}
 	if explain {
-		if err := explainLookups(ctx, eng, keys); err != nil {
+		if err = explainLookups(ctx, eng, keys); err != nil {
 			return err
 		}
 	}
@@ -384,8 +384,8 @@ func explainLookups(ctx context.Context, eng engine.Engine, k keys) error {
 			var r struct {
 				Explain string `json:"explain"`
 			}
-			if err := json.Unmarshal(row, &r); err != nil {
-				return err
+			if unmarshalErr := json.Unmarshal(row, &r); unmarshalErr != nil {
+				return unmarshalErr
 			}
 			line := strings.TrimLeft(r.Explain, " │└─├")
 			switch {

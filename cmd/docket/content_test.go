@@ -8,10 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
 )
 
 func TestContentGetIsAudited(t *testing.T) {
+	shorttest.Needs(t, shorttest.ChDB)
 	dir := t.TempDir()
 	ctx := context.Background()
 	local := localFlags{storage: storageFlags{dataDir: dir}, actor: "ops-on-call"}

@@ -63,7 +63,7 @@ running process; if it is, the command says where that process's API is.`,
 			if err != nil {
 				return err
 			}
-			defer store.Engine().Close()
+			defer func() { _ = store.Engine().Close() }()
 			m, err := audit.Export(ctx, store, operator, req, out)
 			if err != nil {
 				return fmt.Errorf("export: %w", err)
@@ -120,10 +120,10 @@ Parquet back uses a temporary embedded engine; the ledger is not opened.`,
 			var eng *chdbengine.Engine
 			defer func() {
 				if eng != nil {
-					eng.Close()
+					_ = eng.Close()
 				}
 				if tmp != "" {
-					os.RemoveAll(tmp)
+					_ = os.RemoveAll(tmp)
 				}
 			}()
 			openEngine := func() (engine.Engine, error) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/audit"
 	"github.com/docketlabs/docket/ledger/backend"
@@ -28,6 +29,7 @@ func runExport(ctx context.Context, args ...string) (string, error) {
 }
 
 func TestExportAndVerify(t *testing.T) {
+	shorttest.Needs(t, shorttest.ChDB)
 	dir := t.TempDir()
 	ctx := context.Background()
 	// The test holds the engine open; the command shares it, as the

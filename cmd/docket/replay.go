@@ -80,9 +80,9 @@ are refused. Ctrl-C cancels the server's run.`,
 			r := &replay.Runner{Ledger: d.ledger, Reader: &access.Reader{Content: d.content, Ledger: d.ledger}, Lifecycle: lc, Clients: clients, Prices: prices,
 				SampledTokens: sampledTokens}
 			if otlpEndpoint != "" {
-				exp, err := otlptracegrpc.New(ctx, otlptracegrpc.WithEndpoint(otlpEndpoint), otlptracegrpc.WithInsecure())
-				if err != nil {
-					return fmt.Errorf("replay: otlp exporter: %w", err)
+				exp, exporterErr := otlptracegrpc.New(ctx, otlptracegrpc.WithEndpoint(otlpEndpoint), otlptracegrpc.WithInsecure())
+				if exporterErr != nil {
+					return fmt.Errorf("replay: otlp exporter: %w", exporterErr)
 				}
 				r.Tracing = replay.NewTracing(exp)
 			}

@@ -11,11 +11,13 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/fakeprovider"
+	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/replay"
 )
 
 func TestReplayCommand(t *testing.T) {
+	shorttest.Needs(t, shorttest.ChDB)
 	const original, alt = "Your order ships on Monday.", "Your order ships on Tuesday."
 	responder, err := fakeprovider.Sampled(3, fakeprovider.Output{Text: original, Weight: 3}, fakeprovider.Output{Text: alt, Weight: 1})
 	if err != nil {

@@ -68,8 +68,8 @@ type localData struct {
 }
 
 func (d *localData) close() {
-	d.content.Close()
-	d.ledger.Engine().Close()
+	_ = d.content.Close()
+	_ = d.ledger.Engine().Close()
 }
 
 // openLedger opens the ledger only, for commands that need no content.
@@ -111,7 +111,7 @@ func (l *localFlags) open(ctx context.Context) (*localData, error) {
 	cfg.Directory = configoptional.Some(contentstore.DirConfig{Path: dir, Fsync: true})
 	content, err := contentstore.Open(ctx, cfg, nil)
 	if err != nil {
-		store.Engine().Close()
+		_ = store.Engine().Close()
 		return nil, err
 	}
 	return &localData{ledger: store, content: content, operator: operator}, nil

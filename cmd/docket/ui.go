@@ -39,7 +39,7 @@ func uiCommand() *cobra.Command {
 				return err
 			}
 			logger := slog.Default()
-			if err := deliverOneTime(usersFile(local), oneTime); err != nil {
+			if err = deliverOneTime(usersFile(local), oneTime); err != nil {
 				return err
 			}
 			m, err := lifecycle.New(d.ledger, d.content, lifecycle.Options{Logger: logger})

@@ -43,7 +43,7 @@ The import is recorded with the file's name and SHA-256 and who imported it.`,
 			if err != nil {
 				return err
 			}
-			defer store.Engine().Close()
+			defer func() { _ = store.Engine().Close() }()
 			imp, err := usage.ImportFile(ctx, store, provider, file, operator.User)
 			if err != nil {
 				return fmt.Errorf("usage import: %w", err)
@@ -84,7 +84,7 @@ The admin key is read from --admin-key-file, else from %s or %s.`,
 			if err != nil {
 				return err
 			}
-			defer store.Engine().Close()
+			defer func() { _ = store.Engine().Close() }()
 			imp, err := usage.Client{Provider: provider, BaseURL: baseURL, AdminKey: key}.Import(ctx, store, start, end, operator.User)
 			if err != nil {
 				return fmt.Errorf("usage pull: %w", err)
@@ -116,7 +116,7 @@ func usageImportsCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			defer store.Engine().Close()
+			defer func() { _ = store.Engine().Close() }()
 			list, err := usage.Imports(ctx, store, provider, 50)
 			if err != nil {
 				return err
@@ -195,7 +195,7 @@ report counts no requests: its calls are judged by their tokens.
 			if err != nil {
 				return err
 			}
-			defer store.Engine().Close()
+			defer func() { _ = store.Engine().Close() }()
 			rep, err := reconcile.Reconcile(ctx, store, o)
 			if err != nil {
 				return err
@@ -249,7 +249,7 @@ func printReconcile(w io.Writer, rep reconcile.Report) {
 		fmt.Fprintln(tw, row+strings.Join([]string{countText(c.Ledger.Requests), countText(prov), driftText(d.Requests),
 			driftText(d.InputTokens), driftText(d.OutputTokens), driftText(d.CacheReadTokens), c.State}, "\t")+"\t")
 	}
-	tw.Flush()
+	_ = tw.Flush()
 	fmt.Fprintln(w)
 	for _, s := range reconcile.States {
 		if n := rep.States[s]; n > 0 {

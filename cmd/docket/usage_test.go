@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docketlabs/docket/fakeprovider"
+	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/backend"
 	"github.com/docketlabs/docket/ledger/usage"
@@ -33,6 +34,7 @@ func runCommand(ctx context.Context, cmd *cobra.Command, args ...string) (string
 // provider's admin endpoint are imported by the CLI, and docket reconcile
 // prints the table and fails --check on the cell the ledger is short of.
 func TestUsageImportPullAndReconcile(t *testing.T) {
+	shorttest.Needs(t, shorttest.ChDB)
 	dir := t.TempDir()
 	ctx := context.Background()
 	store, err := backend.Open(ctx, backend.Config{Embedded: &backend.EmbeddedConfig{Path: filepath.Join(dir, "ledger")}})

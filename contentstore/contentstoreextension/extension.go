@@ -36,7 +36,7 @@ func (e *storeExtension) Start(ctx context.Context, host component.Host) error {
 		err = registerAvailability(e.set.MeterProvider.Meter(metadata.ScopeName), st)
 	}
 	if err != nil {
-		st.Close()
+		_ = st.Close()
 		return err
 	}
 	e.store, e.gauge = st, reg

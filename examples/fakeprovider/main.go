@@ -71,7 +71,7 @@ func run(listen string, varyEvery int, adminKeyFile string) error {
 	srv := &http.Server{Handler: u, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
-		srv.Close()
+		_ = srv.Close()
 	}()
 	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err

@@ -144,7 +144,7 @@ func (a *app) handleAsk(w http.ResponseWriter, r *http.Request) {
 		resp.TraceID = sc.TraceID().String()
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
-		json.NewEncoder(w).Encode(resp)
+		_ = json.NewEncoder(w).Encode(resp)
 	}
 
 	ask, status, err := decodeAsk(w, r)

@@ -36,7 +36,7 @@ func (p *recordingProvider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.handler.ServeHTTP(rec, r)
 	maps.Copy(w.Header(), rec.Header())
 	w.WriteHeader(rec.Code)
-	w.Write(rec.Body.Bytes())
+	_, _ = w.Write(rec.Body.Bytes())
 	p.mu.Lock()
 	p.bodies = append(p.bodies, rec.Body.Bytes())
 	p.mu.Unlock()
@@ -240,7 +240,7 @@ func TestAskTraceIsOneLinkedTree(t *testing.T) {
 		"enduser.pseudo.id":                    attribute.StringValue(env.app.pseudonym("user0007@example.com")),
 	} {
 		if got := c[key]; got != want {
-			t.Errorf("chat span %s = %v, want %v", key, got.Emit(), want.Emit())
+			t.Errorf("chat span %s = %v, want %v", key, got.String(), want.String())
 		}
 	}
 	if provided.Model != "gpt-4o-mini-2024-07-18" {
@@ -276,7 +276,7 @@ func TestAskTraceIsOneLinkedTree(t *testing.T) {
 		"db.response.returned_rows": attribute.IntValue(1),
 	} {
 		if got := d[key]; got != want {
-			t.Errorf("db span %s = %v, want %v", key, got.Emit(), want.Emit())
+			t.Errorf("db span %s = %v, want %v", key, got.String(), want.String())
 		}
 	}
 
@@ -352,7 +352,7 @@ func TestMissingUsageLeavesTokenAttributesUnset(t *testing.T) {
 	chat := attrs(env.traceSpans(t, out.TraceID)["chat gpt-4o-mini"])
 	for key := range chat {
 		if strings.HasPrefix(string(key), "gen_ai.usage.") {
-			t.Errorf("usage was not reported, yet the span has %s = %v", key, chat[key].Emit())
+			t.Errorf("usage was not reported, yet the span has %s = %v", key, chat[key].String())
 		}
 	}
 	if chat["gen_ai.response.id"].AsString() == "" {
@@ -387,7 +387,7 @@ func TestUnknownCustomer(t *testing.T) {
 		t.Error("the model was asked for an unknown customer")
 	}
 	if got := attrs(spans["SELECT customers"])["db.response.returned_rows"]; got != attribute.IntValue(0) {
-		t.Errorf("returned_rows %v", got.Emit())
+		t.Errorf("returned_rows %v", got.String())
 	}
 	if got := attrs(spans["process ask-jobs"])["error.type"].AsString(); got != "unknown_customer" {
 		t.Errorf("worker error.type %q", got)

@@ -249,12 +249,12 @@ func (c *chatClient) post(ctx context.Context, body chatRequest) (*chatResponse,
 	}
 	if httpResp.StatusCode/100 != 2 {
 		var e errorResponse
-		json.Unmarshal(raw, &e) // a body that is not OpenAI's error format still leaves the status
+		_ = json.Unmarshal(raw, &e) // a body that is not OpenAI's error format still leaves the status
 		return nil, &providerError{Status: httpResp.StatusCode, Type: e.Error.Type, Code: e.Error.Code}
 	}
 	var resp chatResponse
 	if err := json.Unmarshal(raw, &resp); err != nil {
-		return nil, fmt.Errorf("%w: %v", errInvalidResponse, err)
+		return nil, fmt.Errorf("%w: %w", errInvalidResponse, err)
 	}
 	if len(resp.Choices) == 0 {
 		return nil, fmt.Errorf("%w: no choices", errInvalidResponse)

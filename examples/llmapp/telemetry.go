@@ -76,7 +76,7 @@ type sdkSelfMetrics struct {
 // it.
 func newSDKSelfMetrics(res *resource.Resource) *sdkSelfMetrics {
 	if _, set := os.LookupEnv("OTEL_GO_X_OBSERVABILITY"); !set {
-		os.Setenv("OTEL_GO_X_OBSERVABILITY", "true")
+		_ = os.Setenv("OTEL_GO_X_OBSERVABILITY", "true")
 	}
 	reader := sdkmetric.NewManualReader()
 	otel.SetMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader), sdkmetric.WithResource(res)))

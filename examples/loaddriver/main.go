@@ -215,8 +215,8 @@ func send(ctx context.Context, client *http.Client, target string, ask askReques
 	var answer struct {
 		TraceID string `json:"trace_id"`
 	}
-	json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&answer)
-	io.Copy(io.Discard, resp.Body) // lets the connection be reused
+	_ = json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&answer)
+	_, _ = io.Copy(io.Discard, resp.Body) // lets the connection be reused
 	return outcome{
 		status:        resp.StatusCode,
 		latency:       time.Since(start),
@@ -299,7 +299,7 @@ func writeTraceIDs(path string, ids map[string]struct{}) error {
 		fmt.Fprintln(w, id)
 	}
 	if err := w.Flush(); err != nil {
-		f.Close()
+		_ = f.Close()
 		return fmt.Errorf("trace ids: %w", err)
 	}
 	if err := f.Close(); err != nil {

@@ -43,7 +43,7 @@ func askServer(t *testing.T) (*httptest.Server, *sync.Map) {
 			status = http.StatusBadGateway
 		}
 		w.WriteHeader(status)
-		json.NewEncoder(w).Encode(map[string]string{"trace_id": traceID})
+		_ = json.NewEncoder(w).Encode(map[string]string{"trace_id": traceID})
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &users
@@ -95,7 +95,7 @@ func TestDurationBoundsTheRun(t *testing.T) {
 		case <-r.Context().Done():
 		}
 		w.Header().Set("traceresponse", "00-"+strings.Repeat("a", 32)+"-00f067aa0ba902b7-01")
-		json.NewEncoder(w).Encode(map[string]string{"trace_id": strings.Repeat("a", 32)})
+		_ = json.NewEncoder(w).Encode(map[string]string{"trace_id": strings.Repeat("a", 32)})
 	}))
 	t.Cleanup(slow.Close)
 	opts, err := parseOptions([]string{"-url", slow.URL, "-n", "1000000", "-c", "2", "-duration", "300ms"})

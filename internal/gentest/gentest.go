@@ -18,7 +18,7 @@ func Args(t *testing.T, pkgDir string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	const prefix = "//go:generate go run ./internal/convert "
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {

@@ -29,6 +29,6 @@ func FreePort(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	defer func() { _ = ln.Close() }()
 	return fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
 }

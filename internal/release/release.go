@@ -55,7 +55,7 @@ func Verify(dir string, pub ssh.PublicKey) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := VerifySignature(pub, sums, sig); err != nil {
+	if err = VerifySignature(pub, sums, sig); err != nil {
 		return nil, fmt.Errorf("%s: %w", SigFile, err)
 	}
 	want, err := ParseSums(sums)
@@ -66,9 +66,9 @@ func Verify(dir string, pub ssh.PublicKey) ([]Entry, error) {
 	var problems []error
 	entries := make([]Entry, 0, len(want))
 	for _, name := range slices.Sorted(maps.Keys(want)) {
-		size, err := checkFile(filepath.Join(dir, name), want[name])
-		if err != nil {
-			problems = append(problems, err)
+		size, checkFileErr := checkFile(filepath.Join(dir, name), want[name])
+		if checkFileErr != nil {
+			problems = append(problems, checkFileErr)
 			continue
 		}
 		entries = append(entries, Entry{Name: name, Size: size})
@@ -130,7 +130,7 @@ func checkFile(path, want string) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", name, err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	h := sha256.New()
 	size, err := io.Copy(h, f)
 	if err != nil {
@@ -147,7 +147,7 @@ func readBounded(path string, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("release directory: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)

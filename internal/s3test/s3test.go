@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/internal/proctest"
+	"github.com/docketlabs/docket/internal/shorttest"
 )
 
 // Server is one running versitygw.
@@ -67,6 +68,7 @@ func Start(t testing.TB) *Server {
 // it is missing (see the package documentation).
 func Binary(t testing.TB) string {
 	t.Helper()
+	shorttest.Needs(t, shorttest.S3)
 	bin := os.Getenv("VERSITYGW_BIN")
 	if bin == "" {
 		root, err := repoRoot()
@@ -118,7 +120,7 @@ func (s *Server) start() {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	defer log.Close()
+	defer func() { _ = log.Close() }()
 	cmd := exec.Command(s.bin, "--port", s.Endpoint, "-a", s.AccessKey, "-s", s.SecretKey, "-q",
 		"posix", "--versioning-dir", s.versions, s.root)
 	cmd.Stdout, cmd.Stderr = log, log

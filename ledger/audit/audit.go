@@ -24,6 +24,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/docketlabs/docket/internal/atomicfile"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/engine"
@@ -214,7 +215,7 @@ func check(p access.Principal, req Request) (string, error) {
 		return access.DetailInvalidInput, fmt.Errorf("%w: invalid request", access.ErrDenied)
 	}
 	if _, err := ParseFormat(string(req.Format)); err != nil {
-		return access.DetailInvalidInput, fmt.Errorf("%w: %v", access.ErrDenied, err)
+		return access.DetailInvalidInput, fmt.Errorf("%w: %w", access.ErrDenied, err)
 	}
 	if req.From.IsZero() || req.To.IsZero() || !req.From.Before(req.To) || !inEngineRange(req.From) || !inEngineRange(req.To) {
 		return access.DetailInvalidInput, fmt.Errorf("%w: the time range must be [from, to) with from before to, within the years 1900–2261", access.ErrDenied)
@@ -293,15 +294,16 @@ func (w *bundleWriter) write(ctx context.Context, actor, eventID string, at time
 	if err != nil {
 		return Manifest{}, fmt.Errorf("audit: encode manifest: %w", err)
 	}
-	if err := w.writeFile(ManifestName, func(wr io.Writer) error {
+	// The manifest comes last and whole: a bundle without one is unfinished,
+	// never a bundle with a truncated one. Its directory sync covers the
+	// data files' entries too.
+	if err := atomicfile.Create(filepath.Join(w.dir, ManifestName), 0o600, func(wr io.Writer) error {
 		_, err := wr.Write(append(b, '\n'))
 		return err
 	}); err != nil {
-		return Manifest{}, err
+		return Manifest{}, fmt.Errorf("audit: %w", err)
 	}
-	if err := syncDir(w.dir); err != nil {
-		return Manifest{}, err
-	}
+	w.created = append(w.created, ManifestName)
 	return m, nil
 }
 
@@ -326,10 +328,10 @@ func (w *bundleWriter) prepareDir() error {
 // remove deletes what this writer created.
 func (w *bundleWriter) remove() {
 	for _, name := range w.created {
-		os.Remove(filepath.Join(w.dir, name))
+		_ = os.Remove(filepath.Join(w.dir, name))
 	}
 	if w.createdDir {
-		os.Remove(w.dir)
+		_ = os.Remove(w.dir)
 	}
 }
 
@@ -348,8 +350,8 @@ func (w *bundleWriter) writeTable(ctx context.Context, t table, totals *totalsOf
 	addRow := func(row []byte) error {
 		c.add(row)
 		if totals != nil {
-			if err := totals.add(row); err != nil {
-				return fmt.Errorf("row %d: %w", c.rows, err)
+			if addErr := totals.add(row); addErr != nil {
+				return fmt.Errorf("row %d: %w", c.rows, addErr)
 			}
 		}
 		return nil
@@ -413,11 +415,11 @@ func (w *bundleWriter) writeParquet(ctx context.Context, q string, f File, addRo
 		return err
 	}
 	w.created = append(w.created, f.Name)
-	if err := w.eng.Exec(ctx, withQuery(write, q)+"\n"+queries.MustGet("audit_settings")); err != nil {
+	if err = w.eng.Exec(ctx, withQuery(write, q)+"\n"+queries.MustGet("audit_settings")); err != nil {
 		return err
 	}
 	// The engine creates the file with its own mode and does not sync it.
-	if err := os.Chmod(path, 0o600); err != nil {
+	if err = os.Chmod(path, 0o600); err != nil {
 		return err
 	}
 	file, err := os.Open(path)
@@ -425,7 +427,7 @@ func (w *bundleWriter) writeParquet(ctx context.Context, q string, f File, addRo
 		return err
 	}
 	err = file.Sync()
-	file.Close()
+	_ = file.Close()
 	if err != nil {
 		return err
 	}
@@ -449,24 +451,12 @@ func (w *bundleWriter) writeFile(name string, fill func(io.Writer) error) error 
 	return err
 }
 
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("audit: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("audit: sync bundle directory: %w", err)
-	}
-	return nil
-}
-
 func hashFile(path string) (string, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", 0, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	h := sha256.New()
 	n, err := io.Copy(h, f)
 	if err != nil {

@@ -31,8 +31,6 @@ func request(tenant string, f Format) Request {
 	return Request{Tenant: tenant, From: day0, To: day0.Add(24 * time.Hour), Format: f, Reason: "ticket AUD-7: quarterly cost audit"}
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // newCall is a call of tenant with every slice and map set, as the ledger
 // exporter writes them.
 func newCall(tenant string, i int) ledger.Call {
@@ -41,7 +39,7 @@ func newCall(tenant string, i int) ledger.Call {
 		DurationMS: 1000, Operation: "chat", Provider: "openai", RequestModel: "gpt-4o-mini", ResponseModel: "gpt-4o-mini-2024-07-18",
 		ResponseID: fmt.Sprintf("chatcmpl-%06d", i), UsageSource: ledger.UsageReported, FinishReasons: []string{"stop"}, Status: ledger.StatusOK,
 		StopSequences: []string{}, RequestParams: map[string]string{}, ContentStatus: ledger.ContentNone, CostStatus: "ok",
-		CostUSD: ptr("0.000100000000"), InputTokens: ptr(int64(10)), OutputTokens: ptr(int64(2)), AttributeIssues: []string{}, IngestedAt: start}
+		CostUSD: new("0.000100000000"), InputTokens: new(int64(10)), OutputTokens: new(int64(2)), AttributeIssues: []string{}, IngestedAt: start}
 }
 
 func insert(t testing.TB, calls []ledger.Call) {
@@ -62,8 +60,8 @@ func trickyCalls(tenant string) []ledger.Call {
 	a.RequestParams = map[string]string{"k,\n": `v"`, "": ""}
 	a.FinishReasons = []string{"stop", "", "a,b"}
 	a.StopSequences = []string{"\n\n", `"`, `\`}
-	a.CostUSD, a.InputTokens, a.OutputTokens = ptr("0.000250000000"), ptr(int64(100)), ptr(int64(20))
-	a.TTFTMS, a.Temperature, a.TopP, a.Seed, a.HTTPStatus, a.MaxTokens = ptr(0.1), ptr(0.7), ptr(1e-7), ptr(int64(-9223372036854775808)), ptr(int64(200)), ptr(int64(4096))
+	a.CostUSD, a.InputTokens, a.OutputTokens = new("0.000250000000"), new(int64(100)), new(int64(20))
+	a.TTFTMS, a.Temperature, a.TopP, a.Seed, a.HTTPStatus, a.MaxTokens = new(0.1), new(0.7), new(1e-7), new(int64(-9223372036854775808)), new(int64(200)), new(int64(4096))
 
 	b := newCall(tenant, 2)
 	b.SpanName = "invalid utf-8 \xff\xfe"
@@ -71,7 +69,7 @@ func trickyCalls(tenant string) []ledger.Call {
 	b.FinishReasons = []string{}
 
 	c := newCall(tenant, 3)
-	c.CostUSD, c.InputTokens, c.OutputTokens = ptr("12.345600000000"), ptr(int64(5)), nil
+	c.CostUSD, c.InputTokens, c.OutputTokens = new("12.345600000000"), new(int64(5)), nil
 
 	before := newCall(tenant, 0)
 	before.StartTime = day0.Add(-time.Nanosecond)
@@ -181,7 +179,7 @@ func mustJSON(t *testing.T, v any) string {
 func TestTotalsUnknownIsNotZero(t *testing.T) {
 	ctx := context.Background()
 	known := newCall("known", 1)
-	known.CostUSD = ptr("1.500000000000")
+	known.CostUSD = new("1.500000000000")
 	unknown := newCall("unknown", 1)
 	unknown.CostUSD, unknown.CostStatus, unknown.InputTokens = nil, "unknown_model", nil
 	insert(t, []ledger.Call{known, unknown})
@@ -514,7 +512,7 @@ func TestExportWithAccessLogAndState(t *testing.T) {
 	const tenant = "stateful"
 	insert(t, []ledger.Call{newCall(tenant, 1)})
 	// A denied attempt the exported access log must contain.
-	Export(ctx, store, access.Principal{User: "vic", Role: access.RoleViewer, Tenants: []string{tenant}}, request(tenant, FormatCSV), t.TempDir())
+	_, _ = Export(ctx, store, access.Principal{User: "vic", Role: access.RoleViewer, Tenants: []string{tenant}}, request(tenant, FormatCSV), t.TempDir())
 	hold := fmt.Sprintf(`INSERT INTO legal_holds (hold_id, tenant, reason, created_by, created_at, status, at, from_time, to_time)
 		VALUES ('hold_1', %s, 'litigation "A", 2026', 'lee', now64(9), 'active', %s, '1900-01-01 00:00:00', '2261-01-01 00:00:00')`,
 		engine.Quote(tenant), "toDateTime64('2026-03-01 08:00:00', 9, 'UTC')")

@@ -279,7 +279,7 @@ func (c *csvReader) next() error {
 
 // fail returns a read error other than EOF as it is, and want otherwise.
 func (c *csvReader) fail(err, want error) error {
-	if err != nil && err != io.EOF {
+	if err != nil && !errors.Is(err, io.EOF) {
 		return err
 	}
 	return want

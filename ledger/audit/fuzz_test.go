@@ -48,7 +48,7 @@ func FuzzCSVReader(f *testing.F) {
 				}
 			}
 			w.w.WriteString("\r\n")
-			w.w.Flush()
+			_ = w.w.Flush()
 			again := newCSVReader(&out, 1<<12)
 			if err := again.next(); err != nil || len(again.fields) != len(r.fields) {
 				t.Fatalf("record %q %v does not read back: %v %q", r.fields, r.quoted, err, again.fields)
@@ -76,17 +76,17 @@ func FuzzRowText(f *testing.F) {
 		if err != nil || !bytes.Equal(back, in) {
 			t.Fatalf("%q: quoted and unquoted gives %q, %v", in, back, err)
 		}
-		appendUnquoted(nil, in)
-		eachField(in, func(key, value []byte) error {
+		_, _ = appendUnquoted(nil, in)
+		_ = eachField(in, func(key, value []byte) error {
 			if len(key) < 2 || len(value) == 0 {
 				t.Fatalf("%q: key %q value %q", in, key, value)
 			}
 			return nil
 		})
 		var d decimal.Sum
-		d.Add(in)
+		_ = d.Add(in)
 		var tot totalsOf
 		tot.costStatus = map[string]uint64{}
-		tot.add(in)
+		_ = tot.add(in)
 	})
 }

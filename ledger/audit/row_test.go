@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"errors"
 	"strings"
 	"testing"
 
@@ -133,7 +134,7 @@ func TestCSVRoundTripMatchesEngine(t *testing.T) {
 			t.Fatalf("%s: %v", row, err)
 		}
 	}
-	w.w.Flush()
+	_ = w.w.Flush()
 	r := newCSVReader(bytes.NewReader(buf.Bytes()), MaxRowBytes)
 	if err := r.next(); err != nil || len(r.fields) != len(cols) {
 		t.Fatalf("header: %v %q", err, r.fields)
@@ -157,7 +158,7 @@ func TestCSVReaderRejectsMalformed(t *testing.T) {
 		}
 	}
 	r := newCSVReader(strings.NewReader("\""+strings.Repeat("x", 100)), 64)
-	if err := r.next(); err != errCSVTooLong {
+	if err := r.next(); !errors.Is(err, errCSVTooLong) {
 		t.Errorf("overlong record: %v", err)
 	}
 	r = newCSVReader(strings.NewReader("a,,\"\",\"x\"\"y\"\nlast,"), 64)
@@ -225,7 +226,7 @@ func TestCSVNeutralisesFormulas(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	w.w.Flush()
+	_ = w.w.Flush()
 	r := newCSVReader(bytes.NewReader(buf.Bytes()), MaxRowBytes)
 	for i, c := range cases {
 		if err := r.next(); err != nil {

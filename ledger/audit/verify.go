@@ -47,9 +47,9 @@ func (p Problem) String() string {
 	if where == "" {
 		where = ManifestName
 	}
-	switch {
-	case p.FirstRow == 0:
-	case p.FirstRow == p.LastRow:
+	switch p.FirstRow {
+	case 0:
+	case p.LastRow:
 		where += fmt.Sprintf(" row %d", p.FirstRow)
 	default:
 		where += fmt.Sprintf(" rows %d–%d", p.FirstRow, p.LastRow)
@@ -122,12 +122,12 @@ func ReadManifest(dir string) (Manifest, error) {
 	if err != nil {
 		return Manifest{}, fmt.Errorf("audit: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	dec := json.NewDecoder(io.LimitReader(f, maxManifestBytes))
 	dec.DisallowUnknownFields()
 	var m Manifest
 	if err := dec.Decode(&m); err != nil {
-		return Manifest{}, fmt.Errorf("%w: %s is not a manifest: %v", ErrMismatch, ManifestName, err)
+		return Manifest{}, fmt.Errorf("%w: %s is not a manifest: %w", ErrMismatch, ManifestName, err)
 	}
 	if m.Version != Version {
 		return Manifest{}, fmt.Errorf("%w: manifest version %q, want %q", ErrMismatch, m.Version, Version)
@@ -305,7 +305,7 @@ func textRows(ctx context.Context, path string, c *rowCheck) (string, int64, err
 	if err != nil {
 		return "", 0, err
 	}
-	defer file.Close()
+	defer func() { _ = file.Close() }()
 	h := sha256.New()
 	counted := &countingReader{r: io.TeeReader(file, h)}
 	if c.f.Format == FormatCSV {
@@ -344,13 +344,13 @@ func jsonlRows(ctx context.Context, r io.Reader, c *rowCheck) {
 			return
 		case err == io.EOF:
 			c.rowError("not terminated by a newline")
-			c.add(line)
+			_ = c.add(line)
 			return
 		case err != nil:
 			c.rowError(err.Error())
 			return
 		}
-		c.add(line[:len(line)-1])
+		_ = c.add(line[:len(line)-1])
 	}
 }
 
@@ -378,7 +378,7 @@ func csvRows(ctx context.Context, r io.Reader, c *rowCheck) {
 	var row []byte
 	for !c.cancelled(ctx) {
 		err := cr.next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return
 		}
 		if err != nil {
@@ -389,7 +389,7 @@ func csvRows(ctx context.Context, r io.Reader, c *rowCheck) {
 			c.rowError(err.Error())
 			return
 		}
-		c.add(row)
+		_ = c.add(row)
 	}
 }
 

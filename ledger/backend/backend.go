@@ -100,7 +100,7 @@ func Open(ctx context.Context, c Config) (*ledger.Store, error) {
 		store = ledger.NewStore(eng)
 	}
 	if err := store.Migrate(ctx); err != nil {
-		store.Engine().Close()
+		_ = store.Engine().Close()
 		return nil, fmt.Errorf("storage: %w", err)
 	}
 	return store, nil

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docketlabs/docket/ledger/chdbengine"
 	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/ledgertest"
 	"github.com/docketlabs/docket/queries"
 )
 
@@ -17,11 +17,7 @@ import (
 // still ON CLUSTER, replicated and sharded.
 func TestClusterDDLParses(t *testing.T) {
 	ctx := context.Background()
-	eng, err := chdbengine.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := ledgertest.Engine(t)
 	// The check can fail: ON CLUSTER in the wrong place does not parse.
 	for _, bad := range []string{"EXCHANGE TABLES a ON CLUSTER c AND b", "CREATE MATERIALIZED VIEW IF NOT EXISTS v TO t ON CLUSTER c AS SELECT 1"} {
 		if err := eng.QueryJSON(ctx, "SELECT formatQuery("+engine.Quote(bad)+")", func([]byte) error { return nil }); err == nil {

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/chdbengine"
 	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/ledgertest"
 	"github.com/docketlabs/docket/queries"
 )
 
@@ -24,11 +24,7 @@ import (
 // recorded.
 func TestFirstWriteWinsMigration(t *testing.T) {
 	ctx := context.Background()
-	eng, err := chdbengine.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := ledgertest.Engine(t)
 	ms, err := queries.Migrations()
 	if err != nil {
 		t.Fatal(err)

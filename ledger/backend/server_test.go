@@ -7,19 +7,15 @@ import (
 	"go.opentelemetry.io/collector/config/configopaque"
 
 	"github.com/docketlabs/docket/ledger/backend"
-	"github.com/docketlabs/docket/ledger/chdbengine"
 	"github.com/docketlabs/docket/ledger/chserver/chservertest"
+	"github.com/docketlabs/docket/ledger/ledgertest"
 )
 
 // A server configuration opens the adapter and migrates through it: here
 // against chDB behind the HTTP front.
 func TestOpenServer(t *testing.T) {
 	ctx := context.Background()
-	eng, err := chdbengine.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := ledgertest.Engine(t)
 	front := chservertest.New(eng)
 	defer front.Close()
 	store, err := backend.Open(ctx, backend.Config{ClickHouse: &backend.ClickHouseConfig{DSN: configopaque.String(front.DSN)}})

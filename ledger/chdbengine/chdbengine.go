@@ -56,7 +56,7 @@ func Open(dir string) (*Engine, error) {
 		shared.refs++
 		return &Engine{s: shared}, nil
 	}
-	if err := os.MkdirAll(abs, 0o700); err != nil {
+	if err = os.MkdirAll(abs, 0o700); err != nil {
 		return nil, fmt.Errorf("chdbengine: create data dir: %w", err)
 	}
 	c, err := connect(abs)

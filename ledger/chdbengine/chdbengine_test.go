@@ -7,9 +7,14 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/docketlabs/docket/internal/shorttest"
 )
 
 func TestMain(m *testing.M) {
+	if shorttest.SkipPackage(shorttest.ChDB) {
+		os.Exit(0)
+	}
 	if err := loadLibrary(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

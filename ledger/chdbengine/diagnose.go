@@ -18,8 +18,8 @@ func connectError(dir string) error {
 		return fmt.Errorf("chdbengine: cannot open %q: the directory is not writable: %w", dir, err)
 	}
 	name := f.Name()
-	f.Close()
-	os.Remove(name)
+	_ = f.Close()
+	_ = os.Remove(name)
 	if Held(dir) {
 		return fmt.Errorf("chdbengine: cannot open %q: another process holds it (chDB allows one process per data directory)", dir)
 	}

@@ -65,9 +65,9 @@ func TestCutResponseIsAnError(t *testing.T) {
 			if r.URL.Query().Get("default_format") == "" {
 				return // ping
 			}
-			w.Write([]byte(body))
+			_, _ = w.Write([]byte(body))
 			if cut {
-				http.NewResponseController(w).Flush()
+				_ = http.NewResponseController(w).Flush()
 				panic(http.ErrAbortHandler)
 			}
 		}))

@@ -21,7 +21,7 @@ func TestDecimalSum(t *testing.T) {
 		}
 	}
 	var neg Sum
-	neg.Add([]byte("-0.25"))
+	_ = neg.Add([]byte("-0.25"))
 	if neg.String() != "-0.25" {
 		t.Fatalf("negative: %s", neg.String())
 	}

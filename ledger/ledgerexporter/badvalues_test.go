@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/docketlabs/docket/internal/conventions"
+	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/backend"
 	"github.com/docketlabs/docket/ledger/chdbengine"
@@ -196,6 +197,7 @@ func badValueCases() []badValueCase {
 // exporter into the embedded engine and reads the rows back as the UI and
 // API do (one row per provider call).
 func TestBadValuesAreFlaggedNotStored(t *testing.T) {
+	shorttest.Needs(t, shorttest.ChDB)
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "ledger")
 	cfg := createDefaultConfig().(*Config)

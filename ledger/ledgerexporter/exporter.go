@@ -92,8 +92,8 @@ func (e *ledgerExporter) start(ctx context.Context, host component.Host) error {
 	if !e.cfg.QueueConfig.HasValue() || e.cfg.QueueConfig.Get().StorageID == nil {
 		e.logger.Warn("ledger sending_queue has no storage: calls accepted but not yet written are lost if the process dies; set sending_queue.storage to a file_storage extension")
 	}
-	if err := e.health.register(e.meter); err != nil {
-		return err
+	if registerErr := e.health.register(e.meter); registerErr != nil {
+		return registerErr
 	}
 	if err := e.account.Register(e.meter); err != nil {
 		return err
@@ -122,7 +122,7 @@ func loadPrices(path string) (*pricing.Table, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ledger: open price table: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	t, err := pricing.Load(f)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: load price table %q: %w", path, err)

@@ -239,7 +239,7 @@ func (enc rowsEncoding) Unmarshal(b []byte) (context.Context, xexporterhelper.Re
 		}
 		body, err := s2.Decode((*buf)[:cap(*buf)], b[1:])
 		if err != nil {
-			return context.Background(), nil, fmt.Errorf("%w: %v", errCorrupt, err)
+			return context.Background(), nil, fmt.Errorf("%w: %w", errCorrupt, err)
 		}
 		r, err := decodeBody(body)
 		return context.Background(), r, err
@@ -288,7 +288,7 @@ func decodeBody(b []byte) (*rows, error) {
 		return nil, errCorrupt
 	}
 	if err := json.Unmarshal(ev, &r.evidence); err != nil {
-		return nil, fmt.Errorf("%w: evidence: %v", errCorrupt, err)
+		return nil, fmt.Errorf("%w: evidence: %w", errCorrupt, err)
 	}
 	return r, nil
 }
@@ -302,7 +302,7 @@ func (enc rowsEncoding) unmarshalSpans(b []byte) (context.Context, xexporterhelp
 		td, err = (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(b)
 	}
 	if err != nil {
-		return ctx, nil, fmt.Errorf("%w: neither rows nor spans: %v", errCorrupt, err)
+		return ctx, nil, fmt.Errorf("%w: neither rows nor spans: %w", errCorrupt, err)
 	}
 	r, err := enc.legacy(ctx, td)
 	return ctx, r, err

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/chdbengine"
 	"github.com/docketlabs/docket/ledger/engine/enginetest"
@@ -23,18 +24,21 @@ func Main(m *testing.M, store **ledger.Store) {
 }
 
 func run(m *testing.M, store **ledger.Store) int {
+	if shorttest.SkipPackage(shorttest.ChDB) {
+		return 0
+	}
 	dir, err := os.MkdirTemp("", "ledger-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	eng, err := chdbengine.Open(filepath.Join(dir, "ledger"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer eng.Close()
+	defer func() { _ = eng.Close() }()
 	// DOCKET_TEST_ENGINE runs the package's storage tests through the
 	// server adapter or on a live server (ledger/engine/enginetest).
 	target, closeTarget, err := enginetest.Open(context.Background(), eng)
@@ -49,4 +53,17 @@ func run(m *testing.M, store **ledger.Store) int {
 		return 1
 	}
 	return m.Run()
+}
+
+// Engine opens an embedded engine in a temporary directory for one test,
+// skipped under -short, and closes it when the test ends.
+func Engine(t testing.TB) *chdbengine.Engine {
+	t.Helper()
+	shorttest.Needs(t, shorttest.ChDB)
+	eng, err := chdbengine.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = eng.Close() })
+	return eng
 }

@@ -224,12 +224,12 @@ func (m *Manager) deleteJobObjects(ctx context.Context, job DeletionJob, actor s
 	cutoff := m.policy.For(tenant).ContentCutoff(m.clock())
 	err = m.eachRefPage(ctx, "lifecycle_job_refs", map[string]any{"tenant": tenant, "job_id": job.ID}, func(page []string) error {
 		refs := tenantRefs(tenant, page)
-		d, err := m.dispose(ctx, tenant, cutoff, refs, false)
+		d, disposeErr := m.dispose(ctx, tenant, cutoff, refs, false)
 		c.ObjectsMatched += uint64(len(refs))
 		c.ObjectsDeleted += d.deleted
 		c.ObjectsKeptShared += d.live
 		c.ObjectsHeld += d.held
-		return errors.Join(m.recordEvents(ctx, d.removed, ContentEvent{Event: EventDeleted, Actor: actor, JobID: job.ID}), err)
+		return errors.Join(m.recordEvents(ctx, d.removed, ContentEvent{Event: EventDeleted, Actor: actor, JobID: job.ID}), disposeErr)
 	})
 	return c, err
 }
@@ -280,7 +280,7 @@ func (m *Manager) DeletionJob(ctx context.Context, p access.Principal, id string
 	if err != nil {
 		return DeletionJob{}, nil, err
 	}
-	if err := mayRead(p, job.Scope.Tenant); err != nil {
+	if err = mayRead(p, job.Scope.Tenant); err != nil {
 		return DeletionJob{}, nil, err
 	}
 	rows, err := query[jobRow](ctx, m, "lifecycle_deletion_job_history", map[string]any{"job_id": id})

@@ -163,7 +163,7 @@ func (m *Manager) release(ctx context.Context, h Hold, actor, reason string) (Re
 	if h.Status == HoldActive {
 		now := m.stamp()
 		h.Status, h.ReleasedBy, h.ReleasedAt, h.ReleaseReason = HoldReleased, actor, &now, reason
-		if err := insert(ctx, m, "lifecycle_insert_hold", h.row(now)); err != nil {
+		if err = insert(ctx, m, "lifecycle_insert_hold", h.row(now)); err != nil {
 			return ReleaseResult{}, err
 		}
 	}

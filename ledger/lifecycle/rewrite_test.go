@@ -32,12 +32,12 @@ func TestRewrittenResendKeepsTheOriginal(t *testing.T) {
 
 	forged := calls[0]
 	forged.ResponseModel, forged.ResponseID, forged.EndUserRef = "attacker-model", "resp-forged", "user-else"
-	forged.InputTokens, forged.OutputTokens = ptr(int64(999999)), ptr(int64(1))
+	forged.InputTokens, forged.OutputTokens = new(int64(999999)), new(int64(1))
 	forged.InputRef, forged.OutputRef = f.span(orig.TraceID, start, "forged input"), ""
 	forged.ServiceName = "intruder"
 	forged.IngestedAt = time.Now().UTC().Add(time.Second).Truncate(time.Millisecond)
 	forgedSpan := spans[0]
-	forgedSpan.DBQueryText, forgedSpan.DBQueryStatus = ptr("DELETE FROM audit"), ledger.QuerySanitized
+	forgedSpan.DBQueryText, forgedSpan.DBQueryStatus = new("DELETE FROM audit"), ledger.QuerySanitized
 	forgedSpan.IngestedAt = forged.IngestedAt
 	// With a call of its own in the batch, as an attacker's batch would
 	// have: a batch of only known keys used to be dropped whole, identical
@@ -95,8 +95,6 @@ func TestRewrittenResendKeepsTheOriginal(t *testing.T) {
 		t.Fatalf("after expiry:\n got %+v\nwant %+v", got, calls)
 	}
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // spans returns the evidence spans of a trace.
 func (f *fixture) spans(trace string) []ledger.EvidenceSpan {

@@ -44,12 +44,12 @@ func TestLoadOverride(t *testing.T) {
 		{"openai", "tiered-1", 21, "0.006105000000", "acme-prices:openai/tiered"},
 	}
 	for _, c := range cases {
-		got := tbl.Cost(c.provider, c.model, "chat", when, pricing.Usage{Input: n(c.in), Output: n(1000)})
+		got := tbl.Cost(c.provider, c.model, "chat", when, pricing.Usage{Input: new(c.in), Output: new(int64(1000))})
 		if got.Status != pricing.StatusOK || got.String() != c.usd || got.PriceRef != c.ref {
 			t.Errorf("%s %s %d: got %s %s %q, want %s %q", c.provider, c.model, c.in, got.Status, got.String(), got.PriceRef, c.usd, c.ref)
 		}
 	}
-	if got := tbl.Cost("openai", "tiered-x", "chat", when, pricing.Usage{Input: n(1), Output: n(1)}); got.Status != pricing.StatusUnknownModel {
+	if got := tbl.Cost("openai", "tiered-x", "chat", when, pricing.Usage{Input: new(int64(1)), Output: new(int64(1))}); got.Status != pricing.StatusUnknownModel {
 		t.Errorf("regex must not match tiered-x: %s", got.Status)
 	}
 }

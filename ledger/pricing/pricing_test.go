@@ -7,8 +7,6 @@ import (
 	"github.com/docketlabs/docket/ledger/pricing"
 )
 
-func n(v int64) *int64 { return &v }
-
 func at(t testing.TB, s string) time.Time {
 	t.Helper()
 	ts, err := time.Parse(time.RFC3339, s)
@@ -103,7 +101,7 @@ func TestSourceProvenance(t *testing.T) {
 
 func TestPeriodSelectionByStartDate(t *testing.T) {
 	tbl := shipped(t)
-	million := pricing.Usage{Input: n(1_000_000), Output: n(1_000_000)}
+	million := pricing.Usage{Input: new(int64(1_000_000)), Output: new(int64(1_000_000))}
 	// openai.yml o3: 10 / 40 until the cut on 2025-06-10, then 2 / 8.
 	cases := []struct {
 		when, ref, usd string
@@ -131,7 +129,7 @@ func TestPeriodSelectionByStartDate(t *testing.T) {
 // surcharge was removed.
 func TestPeriodChangeRemovesTiers(t *testing.T) {
 	tbl := shipped(t)
-	u := pricing.Usage{Input: n(250_000), Output: n(1_000)}
+	u := pricing.Usage{Input: new(int64(250_000)), Output: new(int64(1_000))}
 	before := tbl.Cost("anthropic", "claude-sonnet-4-6", "chat", at(t, "2026-03-12T23:59:59Z"), u)
 	// 250000·6 + 1000·22.5 = 1,522,500 USD per 1M tokens
 	if before.String() != "1.522500000000" || before.PriceRef != "genai-prices:anthropic/claude-sonnet-4-6" {
@@ -148,7 +146,7 @@ func TestPeriodChangeRemovesTiers(t *testing.T) {
 // otherwise 0.135 / 0.55.
 func TestTimeOfDayPeriods(t *testing.T) {
 	tbl := shipped(t)
-	u := pricing.Usage{Input: n(1_000_000), Output: n(1_000_000)}
+	u := pricing.Usage{Input: new(int64(1_000_000)), Output: new(int64(1_000_000))}
 	const peak, offPeak = "1.370000000000", "0.685000000000"
 	const peakRef = "genai-prices:deepseek/deepseek-chat@00:30:00Z-16:30:00Z"
 	const offRef = "genai-prices:deepseek/deepseek-chat"
@@ -182,38 +180,38 @@ func TestCostArithmetic(t *testing.T) {
 			// = 7000 per 1M. Counting cache and reasoning on top of their
 			// totals would give 9000.
 			"cache read and reasoning are inside input and output", "openai", "gpt-4o", "chat",
-			pricing.Usage{Input: n(1000), CacheRead: n(400), Output: n(500), Reasoning: n(100)}, "0.007000000000",
+			pricing.Usage{Input: new(int64(1000)), CacheRead: new(int64(400)), Output: new(int64(500)), Reasoning: new(int64(100))}, "0.007000000000",
 		},
 		{
 			// claude-3-5-haiku 0.8 / read 0.08 / write 1 / 4:
 			// 5000·0.8 + 2000·0.08 + 3000·1 + 1000·4 = 11160
 			"cache read and write", "anthropic", "claude-3-5-haiku-20241022", "chat",
-			pricing.Usage{Input: n(10_000), CacheRead: n(2000), CacheWrite: n(3000), Output: n(1000)}, "0.011160000000",
+			pricing.Usage{Input: new(int64(10_000)), CacheRead: new(int64(2000)), CacheWrite: new(int64(3000)), Output: new(int64(1000))}, "0.011160000000",
 		},
 		{
 			// sonar-deep-research 2 / 8 / reasoning 3: 100·2 + 600·8 + 400·3 = 6200
 			"reasoning price", "perplexity", "sonar-deep-research", "chat",
-			pricing.Usage{Input: n(100), Output: n(1000), Reasoning: n(400)}, "0.006200000000",
+			pricing.Usage{Input: new(int64(100)), Output: new(int64(1000)), Reasoning: new(int64(400))}, "0.006200000000",
 		},
 		{
 			// sonar 1 / 1 plus 12 USD per 1000 requests: 2000 per 1M + 0.012
 			"request fee", "perplexity", "sonar", "chat",
-			pricing.Usage{Input: n(1000), Output: n(1000)}, "0.014000000000",
+			pricing.Usage{Input: new(int64(1000)), Output: new(int64(1000))}, "0.014000000000",
 		},
 		{
 			// text-embedding-3-small 0.02: 1000·0.02 = 20 per 1M
 			"embeddings need only input", "openai", "text-embedding-3-small", pricing.OperationEmbeddings,
-			pricing.Usage{Input: n(1000)}, "0.000020000000",
+			pricing.Usage{Input: new(int64(1000))}, "0.000020000000",
 		},
 		{
 			// moderation: the source lists it with no prices and says it is
 			// free of charge.
 			"free model is a known zero", "openai", "omni-moderation-latest", "chat",
-			pricing.Usage{Input: n(1000), Output: n(10)}, "0.000000000000",
+			pricing.Usage{Input: new(int64(1000)), Output: new(int64(10))}, "0.000000000000",
 		},
 		{
 			"zero tokens", "openai", "gpt-4o", "chat",
-			pricing.Usage{Input: n(0), Output: n(0)}, "0.000000000000",
+			pricing.Usage{Input: new(int64(0)), Output: new(int64(0))}, "0.000000000000",
 		},
 	}
 	for _, c := range cases {
@@ -234,19 +232,18 @@ func TestCostArithmetic(t *testing.T) {
 func TestUnpricedCacheTokens(t *testing.T) {
 	tbl := shipped(t)
 	when := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-	n := func(v int64) *int64 { return &v }
 	for _, c := range []struct {
 		provider, model string
 		u               pricing.Usage
 		want            pricing.Status
 	}{
 		// mistral-large has no cache_read price.
-		{"mistral_ai", "mistral-large-latest", pricing.Usage{Input: n(1000), CacheRead: n(500), Output: n(0)}, pricing.StatusUnpricedCacheRead},
+		{"mistral_ai", "mistral-large-latest", pricing.Usage{Input: new(int64(1000)), CacheRead: new(int64(500)), Output: new(int64(0))}, pricing.StatusUnpricedCacheRead},
 		// gemini-2.5-pro has no cache_write price (Google bills cache
 		// storage by the hour).
-		{"gcp.gemini", "gemini-2.5-pro", pricing.Usage{Input: n(1000), CacheWrite: n(1000), Output: n(0)}, pricing.StatusUnpricedCacheWrite},
+		{"gcp.gemini", "gemini-2.5-pro", pricing.Usage{Input: new(int64(1000)), CacheWrite: new(int64(1000)), Output: new(int64(0))}, pricing.StatusUnpricedCacheWrite},
 		// No cache tokens: priced.
-		{"gcp.gemini", "gemini-2.5-pro", pricing.Usage{Input: n(1000), CacheWrite: n(0), Output: n(0)}, pricing.StatusOK},
+		{"gcp.gemini", "gemini-2.5-pro", pricing.Usage{Input: new(int64(1000)), CacheWrite: new(int64(0)), Output: new(int64(0))}, pricing.StatusOK},
 	} {
 		got := tbl.Cost(c.provider, c.model, "chat", when, c.u)
 		if got.Status != c.want || (got.USD == nil) != (c.want != pricing.StatusOK) || got.PriceRef == "" {
@@ -265,11 +262,11 @@ func TestContextTiers(t *testing.T) {
 		usd string
 	}{
 		// 200000·1.25 + 1000·10: at the threshold, base prices
-		{pricing.Usage{Input: n(200_000), Output: n(1000)}, "0.260000000000"},
+		{pricing.Usage{Input: new(int64(200_000)), Output: new(int64(1000))}, "0.260000000000"},
 		// 200001·2.5 + 1000·15
-		{pricing.Usage{Input: n(200_001), Output: n(1000)}, "0.515002500000"},
+		{pricing.Usage{Input: new(int64(200_001)), Output: new(int64(1000))}, "0.515002500000"},
 		// the tier is chosen by total input, cached included: 200000·2.5 + 100000·0.25
-		{pricing.Usage{Input: n(300_000), CacheRead: n(100_000), Output: n(0)}, "0.525000000000"},
+		{pricing.Usage{Input: new(int64(300_000)), CacheRead: new(int64(100_000)), Output: new(int64(0))}, "0.525000000000"},
 	}
 	for _, c := range cases {
 		got := tbl.Cost("gcp.gemini", "gemini-2.5-pro", "chat", when, c.u)
@@ -290,7 +287,7 @@ func TestContextTiers(t *testing.T) {
 func TestUnknownIsNotZero(t *testing.T) {
 	tbl := shipped(t)
 	when := at(t, "2026-08-01T12:00:00Z")
-	u := pricing.Usage{Input: n(1000), Output: n(1000)}
+	u := pricing.Usage{Input: new(int64(1000)), Output: new(int64(1000))}
 	cases := []struct {
 		name, provider, model string
 		u                     pricing.Usage
@@ -338,20 +335,20 @@ func TestUsageProblems(t *testing.T) {
 		u               pricing.Usage
 		want            pricing.Status
 	}{
-		{"no input", "gpt-4o", "chat", pricing.Usage{Output: n(10)}, pricing.StatusMissingUsage},
-		{"no output", "gpt-4o", "chat", pricing.Usage{Input: n(10)}, pricing.StatusMissingUsage},
+		{"no input", "gpt-4o", "chat", pricing.Usage{Output: new(int64(10))}, pricing.StatusMissingUsage},
+		{"no output", "gpt-4o", "chat", pricing.Usage{Input: new(int64(10))}, pricing.StatusMissingUsage},
 		{"nothing", "gpt-4o", "chat", pricing.Usage{}, pricing.StatusMissingUsage},
 		{"embeddings without input", "text-embedding-3-small", pricing.OperationEmbeddings, pricing.Usage{}, pricing.StatusMissingUsage},
-		{"missing usage wins over unknown model", "gpt-nonexistent", "chat", pricing.Usage{Input: n(10)}, pricing.StatusMissingUsage},
-		{"negative input", "gpt-4o", "chat", pricing.Usage{Input: n(-1), Output: n(1)}, pricing.StatusInvalidUsage},
-		{"negative optional count", "gpt-4o", "chat", pricing.Usage{Input: n(10), Output: n(1), CacheRead: n(-1)}, pricing.StatusInvalidUsage},
-		{"negative with missing", "gpt-4o", "chat", pricing.Usage{Output: n(-5)}, pricing.StatusInvalidUsage},
-		{"cache read above input", "gpt-4o", "chat", pricing.Usage{Input: n(10), CacheRead: n(11), Output: n(1)}, pricing.StatusInvalidUsage},
-		{"cache read + write above input", "gpt-4o", "chat", pricing.Usage{Input: n(10), CacheRead: n(6), CacheWrite: n(5), Output: n(1)}, pricing.StatusInvalidUsage},
-		{"reasoning above output", "gpt-4o", "chat", pricing.Usage{Input: n(10), Output: n(5), Reasoning: n(6)}, pricing.StatusInvalidUsage},
+		{"missing usage wins over unknown model", "gpt-nonexistent", "chat", pricing.Usage{Input: new(int64(10))}, pricing.StatusMissingUsage},
+		{"negative input", "gpt-4o", "chat", pricing.Usage{Input: new(int64(-1)), Output: new(int64(1))}, pricing.StatusInvalidUsage},
+		{"negative optional count", "gpt-4o", "chat", pricing.Usage{Input: new(int64(10)), Output: new(int64(1)), CacheRead: new(int64(-1))}, pricing.StatusInvalidUsage},
+		{"negative with missing", "gpt-4o", "chat", pricing.Usage{Output: new(int64(-5))}, pricing.StatusInvalidUsage},
+		{"cache read above input", "gpt-4o", "chat", pricing.Usage{Input: new(int64(10)), CacheRead: new(int64(11)), Output: new(int64(1))}, pricing.StatusInvalidUsage},
+		{"cache read + write above input", "gpt-4o", "chat", pricing.Usage{Input: new(int64(10)), CacheRead: new(int64(6)), CacheWrite: new(int64(5)), Output: new(int64(1))}, pricing.StatusInvalidUsage},
+		{"reasoning above output", "gpt-4o", "chat", pricing.Usage{Input: new(int64(10)), Output: new(int64(5)), Reasoning: new(int64(6))}, pricing.StatusInvalidUsage},
 		// 10¹² tokens at 2.5 USD per 1M is 2.5M USD, beyond Decimal(18,12).
-		{"cost beyond the storable range", "gpt-4o", "chat", pricing.Usage{Input: n(1e12), Output: n(0)}, pricing.StatusInvalidUsage},
-		{"multiplication overflow", "gpt-4o", "chat", pricing.Usage{Input: n(1 << 62), Output: n(1 << 62)}, pricing.StatusInvalidUsage},
+		{"cost beyond the storable range", "gpt-4o", "chat", pricing.Usage{Input: new(int64(1e12)), Output: new(int64(0))}, pricing.StatusInvalidUsage},
+		{"multiplication overflow", "gpt-4o", "chat", pricing.Usage{Input: new(int64(1 << 62)), Output: new(int64(1 << 62))}, pricing.StatusInvalidUsage},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

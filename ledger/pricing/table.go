@@ -134,10 +134,10 @@ func Load(r io.Reader) (*Table, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var f schema.File
-	if err := dec.Decode(&f); err != nil {
+	if err = dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("pricing: load table: %w", err)
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+	if _, err = dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, errors.New("pricing: load table: data after the table")
 	}
 	t, err := build(f)

@@ -89,6 +89,6 @@ func anthropicRow(day, model, workspace, key string, uncached, read, write, outp
 		}
 	}
 	row := Row{Provider: ProviderAnthropic, Day: day, Endpoint: EndpointMessages, Model: model, ProjectID: workspace, APIKeyID: key,
-		InputTokens: uncached + read + write, OutputTokens: output, CacheReadTokens: read, CacheWriteTokens: ptr(write)}
+		InputTokens: uncached + read + write, OutputTokens: output, CacheReadTokens: read, CacheWriteTokens: new(write)}
 	return row, row.check()
 }

@@ -187,7 +187,7 @@ func (c csvRecord) openAI() (Row, error) {
 	if err != nil {
 		return row, err
 	}
-	row.Requests = ptr(req)
+	row.Requests = new(req)
 	if row.InputTokens, _, err = c.count(openAIInput, true); err != nil {
 		return row, err
 	}
@@ -219,9 +219,9 @@ func (c csvRecord) anthropic() (Row, error) {
 	}
 	// The total, or its 5-minute and 1-hour parts; not both.
 	for _, part := range [][]string{anthWrite5m, anthWrite1h} {
-		v, ok, err := c.count(part, false)
-		if err != nil {
-			return base, err
+		v, ok, countErr := c.count(part, false)
+		if countErr != nil {
+			return base, countErr
 		}
 		if ok {
 			if _, _, total := c.get(anthWrite); total {

@@ -76,7 +76,7 @@ func (r openAIResult) row(endpoint, day string) (Row, error) {
 	}
 	row := Row{Provider: ProviderOpenAI, Day: day, Endpoint: endpoint,
 		Model: deref(r.Model), ProjectID: deref(r.ProjectID), APIKeyID: deref(r.APIKeyID),
-		Requests: ptr(*r.NumModelRequests), InputTokens: *r.InputTokens}
+		Requests: new(*r.NumModelRequests), InputTokens: *r.InputTokens}
 	if r.OutputTokens != nil {
 		row.OutputTokens = *r.OutputTokens
 	}

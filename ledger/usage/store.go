@@ -104,7 +104,7 @@ func ImportFile(ctx context.Context, st *ledger.Store, provider, path, actor str
 	if err != nil {
 		return Import{}, fmt.Errorf("usage: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	return ImportCSV(ctx, st, provider, filepath.Base(path), f, actor)
 }
 

@@ -164,11 +164,11 @@ func AddKnown(a, b *int64) *int64 {
 	case a == nil && b == nil:
 		return nil
 	case a == nil:
-		return ptr(*b)
+		return new(*b)
 	case b == nil:
-		return ptr(*a)
+		return new(*a)
 	}
-	return ptr(*a + *b)
+	return new(*a + *b)
 }
 
 // Span returns the days [from, to) that rows cover, or "", "" for none.
@@ -187,8 +187,6 @@ func Span(rows []Row) (from, to string) {
 	t, _ := time.Parse(time.DateOnly, to)
 	return from, t.AddDate(0, 0, 1).Format(time.DateOnly)
 }
-
-func ptr(v int64) *int64 { return &v }
 
 func deref(p *string) string {
 	if p == nil {

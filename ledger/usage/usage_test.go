@@ -14,8 +14,6 @@ import (
 	"github.com/docketlabs/docket/ledger/usage"
 )
 
-func i64(v int64) *int64 { return &v }
-
 func TestParseOpenAICSV(t *testing.T) {
 	f, err := os.Open("testdata/openai_usage.csv")
 	if err != nil {
@@ -29,11 +27,11 @@ func TestParseOpenAICSV(t *testing.T) {
 	rows = usage.Aggregate(rows)
 	want := []usage.Row{
 		{Provider: "openai", Day: "2026-11-29", Endpoint: "completions", Model: "gpt-4o-mini-2024-07-18", ProjectID: "proj_1", APIKeyID: "key_a",
-			Requests: i64(125), InputTokens: 45500, OutputTokens: 9100, CacheReadTokens: 12000},
+			Requests: new(int64(125)), InputTokens: 45500, OutputTokens: 9100, CacheReadTokens: 12000},
 		{Provider: "openai", Day: "2026-11-29", Endpoint: "embeddings", Model: "text-embedding-3-small", ProjectID: "proj_1", APIKeyID: "key_a",
-			Requests: i64(30), InputTokens: 2400},
+			Requests: new(int64(30)), InputTokens: 2400},
 		{Provider: "openai", Day: "2026-11-30", Endpoint: "completions", Model: "gpt-4o-2024-08-06", ProjectID: "proj_2", APIKeyID: "key_b",
-			Requests: i64(7), InputTokens: 7000, OutputTokens: 700},
+			Requests: new(int64(7)), InputTokens: 7000, OutputTokens: 700},
 	}
 	checkRows(t, rows, want)
 }
@@ -51,9 +49,9 @@ func TestParseAnthropicCSV(t *testing.T) {
 	want := []usage.Row{
 		// Input counts the cache reads and writes (1000 + 4000 + 300).
 		{Provider: "anthropic", Day: "2026-11-29", Endpoint: "messages", Model: "claude-sonnet-4-20250514", ProjectID: "wrkspc_1", APIKeyID: "apikey_a",
-			InputTokens: 5300, OutputTokens: 800, CacheReadTokens: 4000, CacheWriteTokens: i64(300)},
+			InputTokens: 5300, OutputTokens: 800, CacheReadTokens: 4000, CacheWriteTokens: new(int64(300))},
 		{Provider: "anthropic", Day: "2026-11-30", Endpoint: "messages", Model: "claude-sonnet-4-20250514", ProjectID: "wrkspc_1", APIKeyID: "apikey_a",
-			InputTokens: 10, OutputTokens: 5, CacheWriteTokens: i64(0)},
+			InputTokens: 10, OutputTokens: 5, CacheWriteTokens: new(int64(0))},
 	}
 	checkRows(t, rows, want)
 }

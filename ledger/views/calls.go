@@ -57,9 +57,9 @@ func ListCalls(ctx context.Context, store *ledger.Store, f Filter, limit int, be
 	}
 	var after *cursor
 	if before != "" {
-		c, err := decodeCursor(before)
-		if err != nil {
-			return nil, "", err
+		c, cursorErr := decodeCursor(before)
+		if cursorErr != nil {
+			return nil, "", cursorErr
 		}
 		after = &c
 	}
@@ -127,7 +127,7 @@ const (
 // end-user references can look the same. When nothing is found, kind is the
 // first reading tried.
 func Search(ctx context.Context, store *ledger.Store, q string, from, to time.Time, tenants []string, limit int) (kind string, results []CallSummary, err error) {
-	if err := CheckQuery(q); err != nil {
+	if err = CheckQuery(q); err != nil {
 		return "", nil, err
 	}
 	if limit, err = pageSize(limit, DefaultSearchLimit); err != nil {
@@ -139,7 +139,7 @@ func Search(ctx context.Context, store *ledger.Store, q string, from, to time.Ti
 	if from.IsZero() {
 		from = to.Add(-EndUserWindow)
 	}
-	if err := checkRange(from, to); err != nil {
+	if err = checkRange(from, to); err != nil {
 		return "", nil, err
 	}
 	type step struct {

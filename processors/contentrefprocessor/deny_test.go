@@ -71,7 +71,7 @@ func (o observed) leaks(t *testing.T, canaries []string) []string {
 			if sum, ok := m.Data.(metricdata.Sum[int64]); ok {
 				for _, dp := range sum.DataPoints {
 					for _, kv := range dp.Attributes.ToSlice() {
-						fmt.Fprintln(&text, kv.Key, kv.Value.Emit())
+						fmt.Fprintln(&text, kv.Key, kv.Value.String())
 					}
 				}
 			}

@@ -1,6 +1,7 @@
 package contentrefprocessor
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ func TestFactory(t *testing.T) {
 	if err := componenttest.CheckConfigStruct(f.CreateDefaultConfig()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.CreateMetrics(ctx, processortest.NewNopSettings(metadata.Type), f.CreateDefaultConfig(), consumertest.NewNop()); err != pipeline.ErrSignalNotSupported {
+	if _, err := f.CreateMetrics(ctx, processortest.NewNopSettings(metadata.Type), f.CreateDefaultConfig(), consumertest.NewNop()); !errors.Is(err, pipeline.ErrSignalNotSupported) {
 		t.Fatalf("metrics: %v", err)
 	}
 }

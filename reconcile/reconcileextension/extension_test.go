@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/docketlabs/docket/fakeprovider"
+	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/backend"
 	"github.com/docketlabs/docket/ledger/usage"
@@ -59,6 +60,7 @@ func TestConfigValidation(t *testing.T) {
 // fake provider's admin endpoints over HTTP and the embedded ledger: its
 // first run imports both reports and its gauges show the missing call.
 func TestPullsReconcilesAndExportsMetrics(t *testing.T) {
+	shorttest.Needs(t, shorttest.ChDB)
 	ctx := context.Background()
 	dir := t.TempDir()
 	storage := backend.Config{Embedded: &backend.EmbeddedConfig{Path: filepath.Join(dir, "ledger")}}

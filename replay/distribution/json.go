@@ -198,7 +198,7 @@ func scalar(v any) string {
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false)
-		enc.Encode(x)
+		_ = enc.Encode(x)
 		return strings.TrimSuffix(b.String(), "\n")
 	}
 	return fmt.Sprint(v) // true, false, <nil>

@@ -175,9 +175,9 @@ func flattenedMessage(e flatEntry) (Message, error) {
 	case m.Role == RoleTool && toolCallID != "":
 		m.Parts = append(m.Parts, Part{Type: PartToolCallResponse, ID: toolCallID, Response: jsonValue(content)})
 	case content != "":
-		texts, err := contentBlocks(content, e.index)
-		if err != nil {
-			return m, err
+		texts, contentBlocksErr := contentBlocks(content, e.index)
+		if contentBlocksErr != nil {
+			return m, contentBlocksErr
 		}
 		for _, t := range texts {
 			m.Parts = append(m.Parts, Part{Type: PartText, Content: t})
@@ -189,13 +189,13 @@ func flattenedMessage(e flatEntry) (Message, error) {
 		return m, err
 	}
 	for _, c := range contents {
-		typ, err := c.str("message_content.type")
-		if err != nil {
-			return m, err
+		typ, strErr := c.str("message_content.type")
+		if strErr != nil {
+			return m, strErr
 		}
-		text, err := c.str("message_content.text")
-		if err != nil {
-			return m, err
+		text, strErr := c.str("message_content.text")
+		if strErr != nil {
+			return m, strErr
 		}
 		if typ != "" && typ != PartText {
 			// The type is not quoted: errors never carry stored values.
@@ -302,7 +302,7 @@ func flattenedTool(e flatEntry) (ToolDefinition, error) {
 		var t struct {
 			Function ToolDefinition `json:"function"`
 		}
-		if err := decodeStrict([]byte(schema), &t); err != nil {
+		if err = decodeStrict([]byte(schema), &t); err != nil {
 			return d, fmt.Errorf("tool %d: %w", e.index, err)
 		}
 		d = t.Function

@@ -129,8 +129,6 @@ func finishReason(provider string) string {
 	return provider
 }
 
-func int64p(v int64) *int64 { return &v }
-
 // marshal is json.Marshal without HTML escaping (the text is sent as is).
 func marshal(v any) ([]byte, error) {
 	var b bytes.Buffer

@@ -30,7 +30,7 @@ func (w messagesWire) setHeaders(h http.Header, apiKey string) {
 func (w messagesWire) params(p Params) (Params, []ParamChange) {
 	p, changes := unsupported(Params.without, p, Messages, ParamSeed)
 	if p.MaxTokens == nil {
-		p.MaxTokens = int64p(w.defaultMaxTokens)
+		p.MaxTokens = new(w.defaultMaxTokens)
 		changes = append(changes, ParamChange{Param: ParamMaxTokens, Action: ChangeDefaulted, Sent: strconv.FormatInt(w.defaultMaxTokens, 10),
 			Reason: "the Messages API requires max_tokens and the call recorded none"})
 	}

@@ -323,9 +323,9 @@ func (c *Client) Send(ctx context.Context, req Request) (Result, error) {
 		}
 		var res Result
 		n, err := c.cfg.Retry.Do(ctx, func(ctx context.Context) error {
-			var err error
-			res, err = c.once(ctx, body, params)
-			return err
+			var innerErr error
+			res, innerErr = c.once(ctx, body, params)
+			return innerErr
 		})
 		attempts += n
 		if err == nil {
@@ -388,9 +388,9 @@ func (c *Client) once(ctx context.Context, body []byte, sent Params) (Result, er
 	limited := &limitedReader{r: resp.Body, left: c.cfg.MaxResponseBytes}
 
 	if resp.StatusCode != http.StatusOK {
-		raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		if err != nil {
-			return Result{}, &transportError{api: c.cfg.API, op: "read error answer", err: err}
+		raw, readAllErr := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		if readAllErr != nil {
+			return Result{}, &transportError{api: c.cfg.API, op: "read error answer", err: readAllErr}
 		}
 		apiErr := c.wire.decodeError(raw, sent)
 		apiErr.API, apiErr.Status = c.cfg.API, resp.StatusCode

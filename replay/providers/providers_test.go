@@ -74,8 +74,6 @@ func client(t *testing.T, srv *httptest.Server, api API, stream bool, delays *[]
 	return c
 }
 
-func f64(v float64) *float64 { return &v }
-
 func request(params Params) Request {
 	return Request{
 		Model:    "claude-sonnet-4-20250514",
@@ -87,7 +85,7 @@ func request(params Params) Request {
 
 func TestSendOverEveryAPI(t *testing.T) {
 	srv, rec := fake(t, fakeprovider.Deterministic)
-	params := Params{Temperature: f64(0.2), TopP: f64(0.9), MaxTokens: int64p(200)}
+	params := Params{Temperature: new(float64(0.2)), TopP: new(float64(0.9)), MaxTokens: new(int64(200))}
 	var texts []string
 	var first Result
 	for _, api := range apis {
@@ -138,7 +136,7 @@ func TestSendOverEveryAPI(t *testing.T) {
 
 func TestParamsTheAPICannotTakeAreReported(t *testing.T) {
 	srv, rec := fake(t, fakeprovider.Deterministic)
-	all := Params{Temperature: f64(0), TopK: f64(40.4), Seed: int64p(7), StopSequences: []string{"\n\n", "END"}}
+	all := Params{Temperature: new(float64(0)), TopK: new(float64(40.4)), Seed: new(int64(7)), StopSequences: []string{"\n\n", "END"}}
 	cases := []struct {
 		api  API
 		want []ParamChange
@@ -184,7 +182,7 @@ func TestRejectedParametersAreDroppedAndReported(t *testing.T) {
 	for _, api := range apis {
 		for _, stream := range []bool{false, true} {
 			before := len(rec.requests())
-			res, err := client(t, srv, api, stream, nil).Send(context.Background(), request(Params{Temperature: f64(0.3), TopP: f64(0.5), MaxTokens: int64p(100)}))
+			res, err := client(t, srv, api, stream, nil).Send(context.Background(), request(Params{Temperature: new(float64(0.3)), TopP: new(float64(0.5)), MaxTokens: new(int64(100))}))
 			if err != nil {
 				t.Fatalf("%s: %v", api, err)
 			}
@@ -211,7 +209,7 @@ func TestRequiredOrUnsentParametersAreNotDropped(t *testing.T) {
 	rejectMax, _ := fakeprovider.RejectParams(fakeprovider.Deterministic, "max_tokens")
 	srv, _ := fake(t, rejectMax)
 	// The Messages API cannot do without max_tokens: the rejection is the answer.
-	res, err := client(t, srv, Messages, false, nil).Send(context.Background(), request(Params{MaxTokens: int64p(100)}))
+	res, err := client(t, srv, Messages, false, nil).Send(context.Background(), request(Params{MaxTokens: new(int64(100))}))
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) || apiErr.Status != 400 || res.Attempts != 1 {
 		t.Fatalf("err %v attempts %d", err, res.Attempts)
@@ -221,7 +219,7 @@ func TestRequiredOrUnsentParametersAreNotDropped(t *testing.T) {
 		return fakeprovider.Reply{}, fakeprovider.BadRequest("messages", "invalid_value", "Invalid 'messages': the content 'Where is my refund?' is not allowed.")
 	}
 	srv, _ = fake(t, badRequest)
-	res, err = client(t, srv, ChatCompletions, false, nil).Send(context.Background(), request(Params{Temperature: f64(1)}))
+	res, err = client(t, srv, ChatCompletions, false, nil).Send(context.Background(), request(Params{Temperature: new(float64(1))}))
 	if !errors.As(err, &apiErr) || apiErr.Param != "messages" || res.Attempts != 1 || len(res.ParamChanges) != 0 {
 		t.Fatalf("err %v attempts %d changes %+v", err, res.Attempts, res.ParamChanges)
 	}
@@ -239,7 +237,7 @@ func TestTemporaryFailuresAreRetried(t *testing.T) {
 			}
 			srv, _ := fake(t, failing)
 			var delays []time.Duration
-			res, err := client(t, srv, api, true, &delays).Send(context.Background(), request(Params{MaxTokens: int64p(50)}))
+			res, err := client(t, srv, api, true, &delays).Send(context.Background(), request(Params{MaxTokens: new(int64(50))}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -319,7 +317,7 @@ func brokenStream(t *testing.T, n int) *httptest.Server {
 		s.ServeHTTP(rec, r)
 		first, _, _ := strings.Cut(rec.Body.String(), "\n\n")
 		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, first+"\n\n")
+		_, _ = io.WriteString(w, first+"\n\n")
 	}))
 	t.Cleanup(srv.Close)
 	return srv
@@ -328,7 +326,7 @@ func brokenStream(t *testing.T, n int) *httptest.Server {
 func TestCutStreamsAreRetried(t *testing.T) {
 	for _, api := range apis {
 		srv := brokenStream(t, 1)
-		res, err := client(t, srv, api, true, nil).Send(context.Background(), request(Params{MaxTokens: int64p(50)}))
+		res, err := client(t, srv, api, true, nil).Send(context.Background(), request(Params{MaxTokens: new(int64(50))}))
 		if err != nil || res.Attempts != 2 || res.Text() == "" {
 			t.Errorf("%s: err %v attempts %d", api, err, res.Attempts)
 		}

@@ -86,7 +86,7 @@ func TestEncodeSpecialCases(t *testing.T) {
 		t.Errorf("chat: %s", got)
 	}
 	// Legacy servers get max_tokens, current ones max_completion_tokens.
-	req.Params.MaxTokens = int64p(5)
+	req.Params.MaxTokens = new(int64(5))
 	if got := encodeJSON(t, chatWire{legacyMaxTokens: true}, req); !strings.Contains(got, `"max_tokens":5`) || strings.Contains(got, "max_completion_tokens") {
 		t.Errorf("legacy: %s", got)
 	}

@@ -101,7 +101,7 @@ func (a *api) createHold(r *http.Request, s auth.Session) (int, any, error) {
 		return 0, nil, err
 	}
 	var req lifecycle.HoldRequest
-	if err := decode(r, &req); err != nil {
+	if err = decode(r, &req); err != nil {
 		return 0, nil, err
 	}
 	hold, applied, err := m.CreateHold(r.Context(), s.Principal(req.Scope.Tenant), req)
@@ -119,7 +119,7 @@ func (a *api) releaseHold(r *http.Request, s auth.Session) (int, any, error) {
 	var body struct {
 		Reason string `json:"reason"`
 	}
-	if err := decode(r, &body); err != nil {
+	if err = decode(r, &body); err != nil {
 		return 0, nil, err
 	}
 	res, err := m.ReleaseHold(r.Context(), s.As(access.RoleAdmin), r.PathValue("id"), body.Reason)
@@ -152,7 +152,7 @@ func (a *api) createDeletion(r *http.Request, s auth.Session) (int, any, error) 
 		return 0, nil, err
 	}
 	var req lifecycle.DeletionRequest
-	if err := decode(r, &req); err != nil {
+	if err = decode(r, &req); err != nil {
 		return 0, nil, err
 	}
 	p := s.Principal(req.Scope.Tenant)

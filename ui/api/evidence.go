@@ -130,15 +130,15 @@ func (a *api) evidence(r *http.Request, s auth.Session) (int, any, error) {
 		if !p.CanReveal() {
 			ev.CanReveal = false
 		}
-		if err := access.RecordView(ctx, a.Ledger, p, t, id); err != nil {
-			return 0, nil, err
+		if recordViewErr := access.RecordView(ctx, a.Ledger, p, t, id); recordViewErr != nil {
+			return 0, nil, recordViewErr
 		}
 		if a.Lifecycle == nil {
 			continue
 		}
-		list, err := a.Lifecycle.CallStates(ctx, p, t, calls)
-		if err != nil {
-			return 0, nil, err
+		list, callStatesErr := a.Lifecycle.CallStates(ctx, p, t, calls)
+		if callStatesErr != nil {
+			return 0, nil, callStatesErr
 		}
 		for _, st := range list {
 			states[t+"/"+st.SpanID] = st

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docketlabs/docket/internal/atomicfile"
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/audit"
 	"github.com/docketlabs/docket/ui/auth"
@@ -75,7 +76,7 @@ func (a *api) createExport(w http.ResponseWriter, r *http.Request, s auth.Sessio
 	}
 	meta := bundleMeta{Owner: s.User, ExpiresAt: a.Now().UTC().Add(exportKeep).Truncate(time.Second)}
 	raw, _ := json.Marshal(meta)
-	if err := os.WriteFile(filepath.Join(dir, bundleMetaName), raw, 0o600); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, bundleMetaName), raw, 0o600); err != nil {
 		_ = os.RemoveAll(dir)
 		return fmt.Errorf("export: record owner: %w", err)
 	}
@@ -140,7 +141,7 @@ func addToZip(zw *zip.Writer, dir, name string) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	dst, err := zw.Create(name)
 	if err != nil {
 		return err

@@ -98,9 +98,9 @@ func Listen(l Listener, h http.Handler, logger *slog.Logger) (*Server, error) {
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}}
 	if useTLS {
-		cert, err := tls.LoadX509KeyPair(l.TLSCertFile, l.TLSKeyFile)
-		if err != nil {
-			return nil, fmt.Errorf("ui: tls: %w", err)
+		cert, tlsErr := tls.LoadX509KeyPair(l.TLSCertFile, l.TLSKeyFile)
+		if tlsErr != nil {
+			return nil, fmt.Errorf("ui: tls: %w", tlsErr)
 		}
 		s.srv.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}
 	}

@@ -101,7 +101,7 @@ func (c *Client) Post(ctx context.Context, path string, body, v any) error {
 		return err
 	}
 	defer resp.Body.Close()
-	if err := check(resp); err != nil {
+	if err = check(resp); err != nil {
 		return fmt.Errorf("apiclient: POST %s: %w", path, err)
 	}
 	if v == nil {

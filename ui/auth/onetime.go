@@ -1,11 +1,12 @@
 package auth
 
 import (
-	"errors"
 	"fmt"
 	"os"
 
 	"golang.org/x/term"
+
+	"github.com/docketlabs/docket/internal/atomicfile"
 )
 
 // OneTimePasswordFile is where DeliverOneTimePassword writes a created
@@ -23,23 +24,10 @@ func DeliverOneTimePassword(tty *os.File, usersFile, password string) (file stri
 		return "", err
 	}
 	file = OneTimePasswordFile(usersFile)
-	// A file left from an earlier users file is replaced, never reused
-	// with its old mode.
-	if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return "", fmt.Errorf("auth: one-time password file: %w", err)
-	}
-	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return "", fmt.Errorf("auth: one-time password file: %w", err)
-	}
-	_, err = fmt.Fprintf(f, "Docket UI: one-time password of user \"admin\" (change it at first sign-in, then delete this file):\n%s\n", password)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	// A file left from an earlier users file is replaced by a new one, never
+	// reused with its old mode.
+	text := fmt.Sprintf("Docket UI: one-time password of user \"admin\" (change it at first sign-in, then delete this file):\n%s\n", password)
+	if err := atomicfile.WriteFile(file, []byte(text), 0o600); err != nil {
 		return "", fmt.Errorf("auth: one-time password file: %w", err)
 	}
 	return file, nil

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docketlabs/docket/internal/atomicfile"
 	"github.com/docketlabs/docket/ledger/access"
 )
 
@@ -63,7 +64,7 @@ func OpenUsers(path string) (*Users, string, error) {
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		password := GeneratePassword()
-		if err := u.add("admin", password, Grants{access.AllTenants: access.RoleAdmin}, true); err != nil {
+		if err = u.add("admin", password, Grants{access.AllTenants: access.RoleAdmin}, true); err != nil {
 			return nil, "", err
 		}
 		return u, password, nil
@@ -269,36 +270,12 @@ func (u *Users) putLocked(usr User) error {
 	return nil
 }
 
-// writeFileAtomic replaces path with data, mode 0600, so that a crash or a
-// failed write (a full disk) leaves either the old file or the new one:
-// temp file, write, fsync, rename, fsync of the directory.
+// writeFileAtomic replaces path with data, mode 0600, creating its
+// directory: a crash or a failed write (a full disk) leaves either the old
+// file or the new one.
 func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".users-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return atomicfile.WriteFile(path, data, 0o600)
 }

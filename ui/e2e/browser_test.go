@@ -24,6 +24,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/docketlabs/docket/internal/proctest"
+	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ui/apiclient"
 )
@@ -39,6 +40,7 @@ type page struct {
 
 func newPage(t *testing.T, base, downloads string) *page {
 	t.Helper()
+	shorttest.Needs(t, shorttest.Chromium)
 	if _, err := os.Stat(chromiumPath); err != nil {
 		t.Fatalf("Chromium is not installed (%v); `make test` installs it with scripts/install-chromium.sh", err)
 	}
@@ -337,7 +339,7 @@ func TestEvidenceUIInChromium(t *testing.T) {
 	verify := func() error {
 		out, err := exec.Command(s.bin, "export", "verify", bundle).CombinedOutput()
 		if err != nil {
-			return fmt.Errorf("%v: %s", err, out)
+			return fmt.Errorf("%w: %s", err, out)
 		}
 		return nil
 	}

@@ -23,6 +23,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ui/apiclient"
 	"github.com/docketlabs/docket/ui/auth"
@@ -58,6 +59,7 @@ var oneTimePassword = regexp.MustCompile(`(?m)^([A-Z2-7]{26})$`)
 // file docket writes it to.
 func startStack(t *testing.T) *stack {
 	t.Helper()
+	shorttest.Needs(t, shorttest.ChDB, shorttest.Chromium)
 	s := &stack{t: t, bin: proctest.Build(t, "github.com/docketlabs/docket/cmd/docket"), data: t.TempDir()}
 	llmappBin := proctest.Build(t, "github.com/docketlabs/docket/examples/llmapp")
 	uiPort, otlpPort := proctest.FreePort(t), proctest.FreePort(t)

@@ -21,6 +21,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/docketlabs/docket/contentstore/contentstoreextension"
+	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger/backend"
 	"github.com/docketlabs/docket/ledger/lifecycle"
 	"github.com/docketlabs/docket/ui/auth"
@@ -68,6 +69,7 @@ func TestNegativeLifecycleIntervalIsRefused(t *testing.T) {
 // runs the lifecycle on its interval, and the admin API shows the runner
 // and its expiry runs.
 func TestLifecycleRunsInTheBackground(t *testing.T) {
+	shorttest.Needs(t, shorttest.ChDB)
 	dir := t.TempDir()
 	csFactory := contentstoreextension.NewFactory()
 	csCfg := csFactory.CreateDefaultConfig()
@@ -146,6 +148,7 @@ func TestLifecycleRunsInTheBackground(t *testing.T) {
 // the admin's password to a 0600 file beside the users file, and the
 // collector's log names the file but never holds the password.
 func TestOneTimePasswordStaysOutOfTheLog(t *testing.T) {
+	shorttest.Needs(t, shorttest.ChDB)
 	dir := t.TempDir()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

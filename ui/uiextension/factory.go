@@ -84,9 +84,9 @@ func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
 	if oneTime != "" {
 		// The collector's own log goes to stderr too, often into a log
 		// store: the password goes to a terminal or a 0600 file only.
-		file, err := auth.DeliverOneTimePassword(os.Stderr, u.cfg.Auth.UsersFile, oneTime)
-		if err != nil {
-			return err
+		file, deliverErr := auth.DeliverOneTimePassword(os.Stderr, u.cfg.Auth.UsersFile, oneTime)
+		if deliverErr != nil {
+			return deliverErr
 		}
 		if file != "" {
 			logger.Warn("created UI user admin; its one-time password is in a file readable only by this user: change it at first sign-in, then delete the file", "file", file)
@@ -99,7 +99,7 @@ func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
 		Account: completeness.Process}
 	if content != nil {
 		if deps.Lifecycle, err = lifecycle.New(store, content, lifecycle.Options{Policy: u.cfg.Retention, Logger: logger}); err != nil {
-			store.Engine().Close()
+			_ = store.Engine().Close()
 			return err
 		}
 	}
@@ -113,12 +113,12 @@ func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
 	case deps.Lifecycle != nil && u.cfg.LifecycleInterval > 0:
 		// The runner outlives Start's context; Shutdown stops it.
 		deps.Runner = lifecycle.NewRunner(deps.Lifecycle, u.cfg.LifecycleInterval)
-		if err := deps.Runner.RegisterMetrics(u.set.MeterProvider.Meter("github.com/docketlabs/docket/ledger/lifecycle")); err != nil {
-			store.Engine().Close()
+		if err = deps.Runner.RegisterMetrics(u.set.MeterProvider.Meter("github.com/docketlabs/docket/ledger/lifecycle")); err != nil {
+			_ = store.Engine().Close()
 			return err
 		}
-		if err := deps.Runner.Start(context.WithoutCancel(ctx)); err != nil {
-			store.Engine().Close()
+		if err = deps.Runner.Start(context.WithoutCancel(ctx)); err != nil {
+			_ = store.Engine().Close()
 			return err
 		}
 	case deps.Lifecycle != nil:
@@ -132,7 +132,7 @@ func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
 		if deps.Runner != nil {
 			deps.Runner.Stop()
 		}
-		store.Engine().Close()
+		_ = store.Engine().Close()
 		return err
 	}
 	u.store, u.server, u.runner, u.replay = store, srv, deps.Runner, deps.Replays

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"golang.org/x/net/html"
+
+	"github.com/docketlabs/docket/internal/shorttest"
 )
 
 func TestAssetsHoldTheApp(t *testing.T) {
@@ -409,6 +411,7 @@ func TestDisplayRules(t *testing.T) {
 
 func findNode(t *testing.T) string {
 	t.Helper()
+	shorttest.Needs(t, shorttest.Node)
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not installed; the JavaScript checks need it")

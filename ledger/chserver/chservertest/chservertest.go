@@ -139,7 +139,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if format == "" {
-		if err := s.eng.Exec(ctx, sql); err != nil {
+		if err = s.eng.Exec(ctx, sql); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 		}
 		return
@@ -147,11 +147,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	wrote := false
 	err = s.eng.QueryJSON(ctx, sql, func(row []byte) error {
 		wrote = true
-		if _, err := w.Write(row); err != nil {
-			return err
+		if _, writeErr := w.Write(row); writeErr != nil {
+			return writeErr
 		}
-		_, err := w.Write([]byte{'\n'})
-		return err
+		_, writeErr := w.Write([]byte{'\n'})
+		return writeErr
 	})
 	switch {
 	case err == nil:
@@ -162,7 +162,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		// (http_write_exception_in_output_format = 0), then the stream
 		// is cut.
 		fmt.Fprintf(w, "Code: 0. DB::Exception: %v\n", err)
-		http.NewResponseController(w).Flush()
+		_ = http.NewResponseController(w).Flush()
 		panic(http.ErrAbortHandler)
 	}
 }

@@ -50,13 +50,13 @@ func Open(ctx context.Context, chdb engine.Engine) (engine.Engine, func(), error
 		if err != nil {
 			return nil, nil, err
 		}
-		return a, func() { a.Close(); front.Close() }, nil
+		return a, func() { _ = a.Close(); front.Close() }, nil
 	case "server":
 		srv, err := OpenServer(ctx)
 		if err != nil || srv == nil {
-			return nil, nil, fmt.Errorf("enginetest: %s=server needs %s: %v", EngineEnv, DSNEnv, err)
+			return nil, nil, fmt.Errorf("enginetest: %s=server needs %s: %w", EngineEnv, DSNEnv, err)
 		}
-		return srv, func() { srv.Close() }, nil
+		return srv, func() { _ = srv.Close() }, nil
 	}
 	return nil, nil, fmt.Errorf("enginetest: %s=%q, want chdb, chserver or server", EngineEnv, os.Getenv(EngineEnv))
 }
@@ -101,14 +101,14 @@ func Targets(t testing.TB, chdb *chdbengine.Engine) []Target {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { a.Close(); front.Close() })
+	t.Cleanup(func() { _ = a.Close(); front.Close() })
 	out = append(out, Target{Name: "chserver-over-chdb", Engine: a, Front: front})
 	srv, err := OpenServer(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if srv != nil {
-		t.Cleanup(func() { srv.Close() })
+		t.Cleanup(func() { _ = srv.Close() })
 		out = append(out, Target{Name: "server", Engine: srv})
 	}
 	return out
@@ -148,7 +148,7 @@ func contract(t *testing.T, eng engine.Engine) {
 	ctx := context.Background()
 	table := "conformance_" + unique()
 	exec(t, eng, "CREATE TABLE "+table+" (k String, n Nullable(Int64), s String) ENGINE = MergeTree ORDER BY k")
-	defer eng.Exec(ctx, "DROP TABLE IF EXISTS "+table)
+	defer func() { _ = eng.Exec(ctx, "DROP TABLE IF EXISTS "+table) }()
 
 	// JSON rows in chunks, empty chunks skipped.
 	if err := eng.Insert(ctx, "INSERT INTO "+table, "JSONEachRow", []byte(`{"k":"a","n":null,"s":"x"}`+"\n"), nil, []byte(`{"k":"b","n":2,"s":"y"}`+"\n")); err != nil {
@@ -269,7 +269,7 @@ func store(t *testing.T, eng engine.Engine) {
 	}
 	span := ledger.EvidenceSpan{Tenant: "conformance", TraceID: trace, SpanID: "00000000000000b1", Category: "db", StartTime: at, EndTime: at,
 		Documents: []ledger.Document{}, ContentRefs: []string{"r"}, AttributeIssues: []string{}, IngestedAt: at.Truncate(time.Millisecond)}
-	if err := s.InsertEvidence(ctx, []ledger.EvidenceSpan{span}); err != nil {
+	if err = s.InsertEvidence(ctx, []ledger.EvidenceSpan{span}); err != nil {
 		t.Fatal(err)
 	}
 	spans, err := s.EvidenceByTrace(ctx, trace)
@@ -278,7 +278,7 @@ func store(t *testing.T, eng engine.Engine) {
 	}
 	entry := ledger.AccessEntry{EventID: unique(), At: at.Truncate(time.Millisecond), Actor: "auditor", Role: "audit", Action: "reveal", Tenant: "conformance-" + trace,
 		TraceID: trace, Ref: "r", Reason: "complaint", Outcome: "allowed", Detail: "ok"}
-	if err := s.InsertAccess(ctx, entry); err != nil {
+	if err = s.InsertAccess(ctx, entry); err != nil {
 		t.Fatal(err)
 	}
 	log, err := s.AccessLog(ctx, ledger.AccessFilter{Tenant: entry.Tenant})

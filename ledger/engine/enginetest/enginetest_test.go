@@ -4,10 +4,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger/chdbengine"
 )
 
 func TestConformance(t *testing.T) {
+	shorttest.Needs(t, shorttest.ChDB)
 	chdb, err := chdbengine.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

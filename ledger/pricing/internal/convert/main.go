@@ -22,6 +22,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/docketlabs/docket/internal/atomicfile"
 	"github.com/docketlabs/docket/ledger/pricing/internal/schema"
 )
 
@@ -66,7 +67,7 @@ func run(c config) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(c.out, encoded, 0o644); err != nil {
+	if err := atomicfile.WriteFile(c.out, encoded, 0o644); err != nil {
 		return fmt.Errorf("write table: %w", err)
 	}
 	slog.Info("converted", "providers", rep.Providers, "models", rep.Models, "periods", rep.Periods,

@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/docketlabs/docket/internal/atomicfile"
 	"github.com/docketlabs/docket/replay/lifecycle/internal/schema"
 )
 
@@ -59,7 +60,7 @@ func run(c config) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(c.out, encoded, 0o644); err != nil {
+	if err := atomicfile.WriteFile(c.out, encoded, 0o644); err != nil {
 		return fmt.Errorf("write table: %w", err)
 	}
 	slog.Info("converted", "entries", rep.Entries, "aliases", rep.Aliases, "excluded", rep.Excluded, "bytes", len(encoded))
