@@ -195,22 +195,27 @@ func unzipBundle(f *os.File, size int64, dir string, m audit.Manifest) error {
 	if err != nil {
 		return fmt.Errorf("read the downloaded bundle: %w", err)
 	}
-	want := map[string]string{}
+	want := map[string]audit.File{}
 	for _, file := range m.Files {
-		want[file.Name] = file.SHA256
+		want[file.Name] = file
 	}
 	got := map[string]bool{}
 	for _, zf := range zr.File {
 		name := zf.Name
-		if name != filepath.Base(name) || strings.HasPrefix(name, ".") {
+		file, listed := want[name]
+		if name != filepath.Base(name) || strings.HasPrefix(name, ".") || got[name] || (!listed && name != audit.ManifestName) {
 			return fmt.Errorf("the downloaded bundle holds an unexpected entry %q", name)
 		}
-		sum, err := extract(zf, filepath.Join(dir, name))
+		limit := file.Bytes
+		if !listed {
+			limit = maxManifestBytes
+		}
+		sum, err := extract(zf, filepath.Join(dir, name), limit)
 		if err != nil {
 			return err
 		}
-		if h, listed := want[name]; listed && h != sum {
-			return fmt.Errorf("%s arrived with SHA-256 %s, the manifest says %s", name, sum, h)
+		if listed && file.SHA256 != sum {
+			return fmt.Errorf("%s arrived with SHA-256 %s, the manifest says %s", name, sum, file.SHA256)
 		}
 		got[name] = true
 	}
@@ -222,18 +227,28 @@ func unzipBundle(f *os.File, size int64, dir string, m audit.Manifest) error {
 	return nil
 }
 
-func extract(zf *zip.File, path string) (string, error) {
+// maxManifestBytes bounds the manifest a server sends; the tables are
+// bounded by the sizes it lists.
+const maxManifestBytes = 16 << 20
+
+// extract writes zf to path and returns its SHA-256; an entry that
+// inflates past limit bytes is refused, so a hostile server cannot fill the
+// disk with a small download.
+func extract(zf *zip.File, path string, limit int64) (string, error) {
 	rc, err := zf.Open()
 	if err != nil {
 		return "", err
 	}
-	defer rc.Close()
+	defer func() { _ = rc.Close() }()
 	out, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return "", err
 	}
 	h := sha256.New()
-	_, err = io.Copy(io.MultiWriter(out, h), rc)
+	n, err := io.Copy(io.MultiWriter(out, h), io.LimitReader(rc, limit+1))
+	if err == nil && n > limit {
+		err = fmt.Errorf("larger than the %d bytes expected", limit)
+	}
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
