@@ -94,7 +94,7 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	prov, provURL, err := startProvider(o, dir)
 	if err != nil {
 		return err
@@ -105,7 +105,7 @@ func run(o options) error {
 		return err
 	}
 	// The first round warms the machine, the collector and the page cache.
-	if _, err := appRound(o, dir, provURL, col, true, nil); err != nil {
+	if _, err = appRound(o, dir, provURL, col, true, nil); err != nil {
 		stop(col.cmd)
 		return err
 	}
@@ -115,10 +115,10 @@ func run(o options) error {
 		// favours neither.
 		order := []bool{r%2 == 1, r%2 == 0}
 		for _, tracing := range order {
-			res, err := appRound(o, dir, provURL, col, tracing, nil)
-			if err != nil {
+			res, rerr := appRound(o, dir, provURL, col, tracing, nil)
+			if rerr != nil {
 				stop(col.cmd)
-				return err
+				return rerr
 			}
 			if tracing {
 				on = append(on, res)
@@ -160,8 +160,8 @@ func run(o options) error {
 			col.killed = true
 			fmt.Printf("collector killed at %s\n", elapsed.Round(time.Millisecond))
 		case elapsed >= 2*oo.round/3 && col.killed && !col.restarted:
-			if err := col.start(); err != nil {
-				slog.Error("restart collector", "err", err)
+			if serr := col.start(); serr != nil {
+				slog.Error("restart collector", "err", serr)
 			}
 			col.restarted = true
 			fmt.Printf("collector restarted at %s\n", elapsed.Round(time.Millisecond))
@@ -240,7 +240,7 @@ func (c *collector) drain() error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("ledger not drained within %s: %v (err %v); log in %s", c.o.drainDeadline, m, err, c.dir)
+			return fmt.Errorf("ledger not drained within %s: %v (err %w); log in %s", c.o.drainDeadline, m, err, c.dir)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
@@ -422,7 +422,7 @@ func countLedger(path string) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("open ledger: %w", err)
 	}
-	defer eng.Close()
+	defer func() { _ = eng.Close() }()
 	c, err := ledger.NewStore(eng).CountCalls(context.Background())
 	return int64(c.Calls), err
 }
@@ -475,7 +475,7 @@ func freeAddr() string {
 	if err != nil {
 		panic(err)
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().String()
 }
 
@@ -484,7 +484,7 @@ func waitTCP(addr string, d time.Duration) error {
 	for {
 		c, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
-			c.Close()
+			_ = c.Close()
 			return nil
 		}
 		if time.Now().After(deadline) {

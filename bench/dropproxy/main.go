@@ -61,7 +61,7 @@ func run(listen, upstream string, share float64, by string) error {
 	if err != nil {
 		return fmt.Errorf("upstream: %w", err)
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	p := &proxy{up: ptraceotlp.NewGRPCClient(conn), threshold: uint64(share * float64(^uint64(0))), byTrace: by == "trace"}
 	l, err := net.Listen("tcp", listen)
 	if err != nil {

@@ -65,7 +65,7 @@ func run(bin string, rates []int, step time.Duration, batch int) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	otlp, metrics := freePort(), freePort()
 	cmd := exec.Command(bin, "collector", "--config", "bench/appoverhead/collector.yaml")
 	cmd.Env = append(os.Environ(), "BENCH_DATA="+dir, "BENCH_OTLP_PORT="+otlp, "BENCH_METRICS_PORT="+metrics)
@@ -74,7 +74,7 @@ func run(bin string, rates []int, step time.Duration, batch int) error {
 		return err
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
+	if err = cmd.Start(); err != nil {
 		return err
 	}
 	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
@@ -82,7 +82,7 @@ func run(bin string, rates []int, step time.Duration, batch int) error {
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	client := ptraceotlp.NewGRPCClient(conn)
 	if err := waitReady(client); err != nil {
 		return err
@@ -193,6 +193,6 @@ func freePort() string {
 	if err != nil {
 		panic(err)
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 }

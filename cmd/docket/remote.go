@@ -47,7 +47,7 @@ func (r *remoteFlags) token() (string, error) {
 	return strings.TrimSpace(os.Getenv(tokenEnv)), nil
 }
 
-const tokenHelp = "create one on the UI's Admin → API tokens page or with `docket ui tokens create NAME --grant TENANT=ROLE`"
+const tokenHelp = "create one on the UI's Admin → API tokens page or with `docket ui tokens create NAME --grant TENANT=ROLE`" //nolint:gosec // G101: help text naming the token, not a credential
 
 // client is the running Docket to act through, or nil to open the local
 // data. With --server it is that one. Without, when the embedded ledger
@@ -137,8 +137,8 @@ func exportRemote(ctx context.Context, c *apiclient.Client, req audit.Request, o
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	defer os.Remove(zipFile.Name())
-	defer zipFile.Close()
+	defer func() { _ = os.Remove(zipFile.Name()) }()
+	defer func() { _ = zipFile.Close() }()
 	var reported int64
 	n, err := c.Download(ctx, res.Download, zipFile, func(n int64) {
 		if n-reported >= 4<<20 {
@@ -181,10 +181,10 @@ func emptyDir(dir string) (bool, error) {
 func removeBundle(dir string, created bool) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		os.Remove(filepath.Join(dir, e.Name()))
+		_ = os.Remove(filepath.Join(dir, e.Name()))
 	}
 	if created {
-		os.Remove(dir)
+		_ = os.Remove(dir)
 	}
 }
 
@@ -210,7 +210,7 @@ func unzipBundle(f *os.File, size int64, dir string, m audit.Manifest) error {
 		if !listed {
 			limit = maxManifestBytes
 		}
-		sum, err := extract(zf, filepath.Join(dir, name), limit)
+		sum, err := extract(zf, filepath.Join(dir, name), limit) //nolint:gosec // G305: name is checked above to be a plain file name the manifest lists
 		if err != nil {
 			return err
 		}

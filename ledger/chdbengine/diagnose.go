@@ -33,7 +33,7 @@ func Held(dir string) bool {
 	if err != nil {
 		return false
 	}
-	defer lf.Close()
+	defer func() { _ = lf.Close() }()
 	err = syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 	if err == nil {
 		_ = syscall.Flock(int(lf.Fd()), syscall.LOCK_UN)

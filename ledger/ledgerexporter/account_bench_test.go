@@ -31,7 +31,7 @@ func BenchmarkConvertAccount(b *testing.B) {
 	if err := e.start(ctx, componenttest.NewNopHost()); err != nil {
 		b.Fatal(err)
 	}
-	defer e.shutdown(ctx)
+	defer func() { _ = e.shutdown(ctx) }()
 	td := ptrace.NewTraces()
 	now := time.Now().UTC()
 	for t := range 10 {

@@ -86,7 +86,7 @@ func (e *ledgerExporter) start(ctx context.Context, host component.Host) error {
 		metric.WithDescription("Spans with an empty trace or span ID, stored keyed by a hash of the span so they merge with no other call, by the missing ID")); err != nil {
 		return err
 	}
-	if err := e.logMetrics(); err != nil {
+	if err = e.logMetrics(); err != nil {
 		return err
 	}
 	if !e.cfg.QueueConfig.HasValue() || e.cfg.QueueConfig.Get().StorageID == nil {
@@ -95,7 +95,7 @@ func (e *ledgerExporter) start(ctx context.Context, host component.Host) error {
 	if registerErr := e.health.register(e.meter); registerErr != nil {
 		return registerErr
 	}
-	if err := e.account.Register(e.meter); err != nil {
+	if err = e.account.Register(e.meter); err != nil {
 		return err
 	}
 	e.registered = true

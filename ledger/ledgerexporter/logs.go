@@ -88,7 +88,7 @@ func (logLinksEncoding) Unmarshal(b []byte) (context.Context, xexporterhelper.Re
 	}
 	l := &logLinks{}
 	if err := json.Unmarshal(b[1:], &l.links); err != nil {
-		return context.Background(), nil, fmt.Errorf("%w: log links: %v", errCorrupt, err)
+		return context.Background(), nil, fmt.Errorf("%w: log links: %w", errCorrupt, err)
 	}
 	return context.Background(), l, nil
 }

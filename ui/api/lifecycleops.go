@@ -55,7 +55,7 @@ func (a *api) expire(r *http.Request, s auth.Session) (int, any, error) {
 		Tenant string `json:"tenant"`
 		Reason string `json:"reason"`
 	}
-	if err := decode(r, &body); err != nil {
+	if err = decode(r, &body); err != nil {
 		return 0, nil, err
 	}
 	p := s.As(access.RoleAdmin)

@@ -67,13 +67,13 @@ func (a *api) createToken(r *http.Request, s auth.Session) (int, any, error) {
 		Grants        auth.Grants `json:"grants"`
 		ExpiresInDays int         `json:"expires_in_days"`
 	}
-	if err := decode(r, &body); err != nil {
+	if err = decode(r, &body); err != nil {
 		return 0, nil, err
 	}
 	if body.ExpiresInDays < 1 || body.ExpiresInDays > maxTokenDays {
 		return 0, nil, httpError(http.StatusBadRequest, "expires_in_days must be between 1 and 366")
 	}
-	if err := body.Grants.Validate(); err != nil || len(body.Grants) == 0 {
+	if err = body.Grants.Validate(); err != nil || len(body.Grants) == 0 {
 		return 0, nil, httpError(http.StatusBadRequest, "grants must map tenants to viewer, auditor or admin")
 	}
 	if !administers(s, body.Grants) {

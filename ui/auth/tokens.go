@@ -155,20 +155,20 @@ func (t *Tokens) change(fn func(map[string]Token) error) error {
 	if err != nil {
 		return fmt.Errorf("auth: lock tokens: %w", err)
 	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+	defer func() { _ = lock.Close() }()
+	if err = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
 		return fmt.Errorf("auth: lock tokens: %w", err)
 	}
 	// Another process may have written within the stamp's resolution.
 	t.stamp = fileStamp{}
-	if err := t.refreshLocked(); err != nil {
+	if err = t.refreshLocked(); err != nil {
 		return err
 	}
 	next := make(map[string]Token, len(t.byID)+1)
 	for id, tok := range t.byID {
 		next[id] = tok
 	}
-	if err := fn(next); err != nil {
+	if err = fn(next); err != nil {
 		return err
 	}
 	list := make([]Token, 0, len(next))

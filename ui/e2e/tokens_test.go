@@ -184,7 +184,7 @@ func askQuietly(appURL, user, question string) (string, error) {
 		Error   string `json:"error"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("ask: %s %v %s", resp.Status, err, out.Error)
+		return "", fmt.Errorf("ask: %s %w %s", resp.Status, err, out.Error)
 	}
 	return out.TraceID, nil
 }

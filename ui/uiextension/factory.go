@@ -105,7 +105,7 @@ func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
 	}
 	if u.cfg.Replay.Enabled {
 		if deps.Replays, err = u.replays(store, content); err != nil {
-			store.Engine().Close()
+			_ = store.Engine().Close()
 			return err
 		}
 	}
