@@ -86,6 +86,10 @@ func run(idsFile string, api *apiclient.Client) error {
 		if showsPath(ev) {
 			path++
 		}
+		if total%100 == 0 {
+			// A running tally, so a run stopped early still reports.
+			fmt.Printf("  after %d: linked %d, whole path %d, not in ledger %d\n", total, linked, path, missing)
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return err
