@@ -93,8 +93,10 @@ func Classify(scope string, span ptrace.Span) conventions.Role {
 }
 
 // evidenceCategory is the category of a span that is not an LLM call, or
-// "" if the span is not evidence.
-func evidenceCategory(r *conventions.Reading, role conventions.Role, attrs pcommon.Map) string {
+// "" if the span is not evidence. Server, producer and consumer spans are
+// the request path (conventions.RequestCategory): the exporter keeps them
+// only for traces that hold an LLM call.
+func evidenceCategory(r *conventions.Reading, role conventions.Role, attrs pcommon.Map, kind string) string {
 	oiKind := ""
 	if v, ok := r.Get(conventions.OpenInferenceKind); ok {
 		oiKind = strings.ToUpper(v.AsString())
@@ -108,7 +110,7 @@ func evidenceCategory(r *conventions.Reading, role conventions.Role, attrs pcomm
 	if role == conventions.RoleNotCall || r.Has(conventions.OperationName) {
 		return "genai"
 	}
-	return ""
+	return conventions.RequestCategory(kind)
 }
 
 // Tenant returns the tenant of a resource.
@@ -731,7 +733,7 @@ func (x *Extractor) evidence(res pcommon.Resource, r *conventions.Reading, role 
 	attrs := span.Attributes()
 	var is issues
 	refs := contentRefs(span, &is)
-	category := evidenceCategory(r, role, attrs)
+	category := evidenceCategory(r, role, attrs, spanKind(span))
 	switch {
 	case category != "":
 	case len(refs) > 0:
@@ -759,7 +761,7 @@ func (x *Extractor) evidenceRow(res pcommon.Resource, span ptrace.Span, category
 	b := x.base(res, span, ingestedAt, &is)
 	e := EvidenceSpan{
 		Tenant: b.tenant, TraceID: b.traceID, SpanID: b.spanID, ParentSpanID: b.parentSpanID,
-		ServiceName: b.service, SpanName: b.name, Kind: strings.ToLower(span.Kind().String()),
+		ServiceName: b.service, SpanName: b.name, Kind: spanKind(span),
 		Category: category, StartTime: b.start, EndTime: b.end, Status: statusOf(span.Status()),
 		DBSystem:     is.firstStr(attrs, maxIDLen, conventions.DBSystemName, conventions.DBSystem),
 		DBOperation:  is.str(attrs, conventions.DBOperationName, maxIDLen),
@@ -770,6 +772,10 @@ func (x *Extractor) evidenceRow(res pcommon.Resource, span ptrace.Span, category
 		IngestedAt:   ingestedAt,
 	}
 	e.DBQueryText, e.DBQueryStatus = queryText(attrs, &is)
+	if conventions.IsRequestCategory(category) {
+		e.SpanName = conventions.StripQuery(e.SpanName)
+		e.SpanAttributes = requestAttributes(attrs, &is)
+	}
 	if is == nil {
 		is = issues{}
 	}
@@ -922,4 +928,23 @@ func anyString(v any) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// spanKind is the span's OTLP kind in lowercase ("server", "consumer", …).
+func spanKind(span ptrace.Span) string { return strings.ToLower(span.Kind().String()) }
+
+// requestAttributes keeps of a request-path span only the keys the
+// contract lists (conventions.RequestKeys), a route without any query.
+func requestAttributes(attrs pcommon.Map, is *issues) map[string]string {
+	out := map[string]string{}
+	for _, k := range conventions.RequestKeys {
+		v := is.str(attrs, k, maxParamLen)
+		if k == conventions.HTTPRoute {
+			v = conventions.StripQuery(v)
+		}
+		if v != "" {
+			out[k] = v
+		}
+	}
+	return out
 }

@@ -120,9 +120,13 @@ type EvidenceSpan struct {
 	// span and its events (tool-call arguments, document texts, workflow
 	// inputs, content events): deletion requests and legal holds reach
 	// that content through the calls of the same trace.
-	ContentRefs     []string  `json:"content_refs"`
-	AttributeIssues []string  `json:"attribute_issues"`
-	IngestedAt      time.Time `json:"ingested_at"`
+	ContentRefs []string `json:"content_refs"`
+	// SpanAttributes are what the ledger keeps of a request-path span
+	// (server, producer, consumer): route, method, status, messaging
+	// system and destination — conventions.RequestKeys, nothing else.
+	SpanAttributes  map[string]string `json:"span_attributes,omitempty"`
+	AttributeIssues []string          `json:"attribute_issues"`
+	IngestedAt      time.Time         `json:"ingested_at"`
 }
 
 // LogContentRef links a content reference left on a log record to the

@@ -1,7 +1,11 @@
 -- Call summaries (one per provider call), newest first, for the ledger list
 -- and the complaint search. The search binds one of trace_id, response_id
 -- and end_user_ref ('' = not narrowed; each has a bloom filter index): the
--- traces holding a match are found first, and their calls merged. Paging is
+-- traces holding a match are found first, and their calls merged; for an
+-- end user only the traces of their newest spans in range, as many as the
+-- page holds (ranked by each trace's latest matching span, which starts no
+-- earlier than its call): a frequent user has thousands of traces, and
+-- merging them all cost twice the page's budget (bench/lookup). Paging is
 -- by keyset: rows after the cursor's (start_time, tenant, trace_id,
 -- span_id) in this order, which is total because a call's row key is
 -- unique; the separate start_time bound lets the engine skip partitions and
@@ -13,7 +17,10 @@ SELECT
 FROM provider_calls(tenant = '', traces = multiIf(
         {trace_id:String} != '', {trace_id:String},
         {response_id:String} != '', (SELECT if(empty(groupUniqArray(trace_id)), '-', arrayStringConcat(groupUniqArray(trace_id), '\n')) FROM llm_calls WHERE {response_id:String} != '' AND response_id = {response_id:String}),
-        {end_user_ref:String} != '', (SELECT if(empty(groupUniqArray(trace_id)), '-', arrayStringConcat(groupUniqArray(trace_id), '\n')) FROM llm_calls WHERE {end_user_ref:String} != '' AND end_user_ref = {end_user_ref:String}),
+        {end_user_ref:String} != '', (SELECT if(empty(groupArray(trace_id)), '-', arrayStringConcat(groupArray(trace_id), '\n')) FROM (
+            SELECT trace_id FROM llm_calls
+            WHERE {end_user_ref:String} != '' AND end_user_ref = {end_user_ref:String} AND {filter}
+            GROUP BY trace_id ORDER BY max(start_time) DESC, trace_id DESC LIMIT {limit:UInt32})),
         ''),
     from = {from:DateTime64},
     -- A later page merges only calls up to the cursor.

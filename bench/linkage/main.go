@@ -1,7 +1,11 @@
 // Command linkage measures, for the trace IDs the demo load driver recorded,
 // the share of requests whose evidence arrived linked under one trace ID in
 // the ledger: exactly one LLM call row, its database span and its retrieval
-// span, all sharing the trace ID and the same parent chain.
+// span, all sharing the trace ID and the same parent chain; and the share
+// whose complaint page timeline shows the whole path: the HTTP request
+// (server span), the queue (producer), the worker (consumer), the database
+// query, the retrieval and the LLM call, each the child of the one before
+// (DB, retrieval and LLM of the worker).
 //
 // Run after `make demo` (or loaddriver -trace-ids FILE) against docket dev:
 //
@@ -17,6 +21,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ui/apiclient"
 )
@@ -24,6 +29,14 @@ import (
 type evidence struct {
 	Calls         []ledger.Call         `json:"calls"`
 	EvidenceSpans []ledger.EvidenceSpan `json:"evidence_spans"`
+	Timeline      []timelineSpan        `json:"timeline"`
+}
+
+// timelineSpan is what the check reads of a row of the page's timeline.
+type timelineSpan struct {
+	SpanID       string `json:"span_id"`
+	ParentSpanID string `json:"parent_span_id"`
+	Kind         string `json:"kind"`
 }
 
 func main() {
@@ -48,7 +61,7 @@ func run(idsFile string, api *apiclient.Client) error {
 		return err
 	}
 	defer func() { _ = f.Close() }()
-	var total, linked, oneCall, missing int
+	var total, linked, path, oneCall, missing int
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		id := sc.Text()
@@ -70,6 +83,13 @@ func run(idsFile string, api *apiclient.Client) error {
 		if isLinked(ev) {
 			linked++
 		}
+		if showsPath(ev) {
+			path++
+		}
+		if total%100 == 0 {
+			// A running tally, so a run stopped early still reports.
+			fmt.Printf("  after %d: linked %d, whole path %d, not in ledger %d\n", total, linked, path, missing)
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return err
@@ -79,6 +99,8 @@ func run(idsFile string, api *apiclient.Client) error {
 	}
 	fmt.Printf("requests %d  linked (call + db + retrieval under one trace, shared parent) %d = %.2f%%  exactly one call row %d  not in ledger %d\n",
 		total, linked, 100*float64(linked)/float64(total), oneCall, missing)
+	fmt.Printf("complaint pages whose timeline shows HTTP request → queue → worker → db, retrieval, LLM under one trace: %d of %d = %.2f%%\n",
+		path, total, 100*float64(path)/float64(total))
 	return nil
 }
 
@@ -98,6 +120,31 @@ func isLinked(ev evidence) bool {
 		retrieval = retrieval || s.Category == "retrieval"
 	}
 	return db && retrieval
+}
+
+// showsPath: the timeline has exactly one span of each step of the path,
+// the request a root, the queue its child, the worker the queue's, and the
+// database, retrieval and LLM spans the worker's.
+func showsPath(ev evidence) bool {
+	step := map[string]timelineSpan{}
+	for _, s := range ev.Timeline {
+		if _, dup := step[s.Kind]; dup {
+			return false
+		}
+		step[s.Kind] = s
+	}
+	parentOf := map[string]string{
+		conventions.CategoryRequest: "", conventions.CategoryQueue: conventions.CategoryRequest,
+		conventions.CategoryWorker: conventions.CategoryQueue, "db": conventions.CategoryWorker,
+		"retrieval": conventions.CategoryWorker, "llm": conventions.CategoryWorker,
+	}
+	for kind, parent := range parentOf {
+		s, ok := step[kind]
+		if !ok || s.ParentSpanID != step[parent].SpanID {
+			return false
+		}
+	}
+	return true
 }
 
 func fetch(api *apiclient.Client, id string) (evidence, bool, error) {

@@ -50,7 +50,8 @@ type appConfig struct {
 	Customers      int // how many demo customers to seed
 }
 
-// app answers support questions: HTTP handler → queue → worker, which looks
+// app answers support questions: HTTP handler → queue (producer span) →
+// worker (consumer span), which looks
 // the customer up in the database, retrieves help articles and asks the LLM.
 type app struct {
 	tracer     trace.Tracer
@@ -156,11 +157,7 @@ func (a *app) handleAsk(w http.ResponseWriter, r *http.Request) {
 	span.SetAttributes(semconv.EnduserPseudoID(endUser))
 
 	done := make(chan jobResult, 1)
-	j := job{carrier: propagation.MapCarrier{}, ask: ask, endUser: endUser, done: done}
-	a.propagator.Inject(ctx, j.carrier)
-	select {
-	case a.jobs <- j:
-	default:
+	if !a.enqueue(ctx, job{carrier: propagation.MapCarrier{}, ask: ask, endUser: endUser, done: done}) {
 		w.Header().Set("Retry-After", "1")
 		reply(http.StatusServiceUnavailable, askResponse{Error: "busy, try again"})
 		return
@@ -180,6 +177,28 @@ func (a *app) handleAsk(w http.ResponseWriter, r *http.Request) {
 		}
 	case <-ctx.Done():
 		// The client is gone; the worker finishes and records the job anyway.
+	}
+}
+
+// enqueue puts j on the queue under a producer span, whose context travels
+// with the job, and reports whether the queue had room.
+func (a *app) enqueue(ctx context.Context, j job) bool {
+	ctx, span := a.tracer.Start(ctx, "send "+queueName,
+		trace.WithSpanKind(trace.SpanKindProducer),
+		trace.WithAttributes(
+			semconv.MessagingOperationTypeSend,
+			semconv.MessagingOperationName("send"),
+			semconv.MessagingDestinationName(queueName),
+		))
+	defer span.End()
+	a.propagator.Inject(ctx, j.carrier)
+	select {
+	case a.jobs <- j:
+		return true
+	default:
+		span.SetAttributes(semconv.ErrorTypeKey.String("queue_full"))
+		span.SetStatus(codes.Error, "queue full")
+		return false
 	}
 }
 

@@ -190,21 +190,22 @@ func TestAskTraceIsOneLinkedTree(t *testing.T) {
 	}
 
 	spans := env.traceSpans(t, out.TraceID)
-	server, worker, db, retrieval, chat, httpClient := spans["POST /ask"], spans["process ask-jobs"], spans["SELECT customers"],
-		spans["retrieval support-kb"], spans["chat gpt-4o-mini"], spans["HTTP POST"]
-	if len(spans) != 6 {
-		t.Fatalf("trace has spans %v, want 6", slices.Sorted(maps.Keys(spans)))
+	server, producer, worker, db, retrieval, chat, httpClient := spans["POST /ask"], spans["send ask-jobs"], spans["process ask-jobs"],
+		spans["SELECT customers"], spans["retrieval support-kb"], spans["chat gpt-4o-mini"], spans["HTTP POST"]
+	if len(spans) != 7 {
+		t.Fatalf("trace has spans %v, want 7", slices.Sorted(maps.Keys(spans)))
 	}
 	if got := resp.Header.Get("traceresponse"); got != "00-"+out.TraceID+"-"+server.SpanContext.SpanID().String()+"-01" {
 		t.Errorf("traceresponse %q, server span %s", got, server.SpanContext.SpanID())
 	}
 
-	// Parenting: server → worker → {db, retrieval, chat → provider HTTP call}.
+	// Parenting: server → producer → worker → {db, retrieval, chat → provider HTTP call}.
 	for _, link := range []struct {
 		child, parent tracetest.SpanStub
 		kind          trace.SpanKind
 	}{
-		{worker, server, trace.SpanKindConsumer},
+		{producer, server, trace.SpanKindProducer},
+		{worker, producer, trace.SpanKindConsumer},
 		{db, worker, trace.SpanKindClient},
 		{retrieval, worker, trace.SpanKindClient},
 		{chat, worker, trace.SpanKindClient},

@@ -91,7 +91,7 @@ var Columns = [NumColumns][]Key{
 	ColStopSequences:    keys(RequestStop),
 	ColStream:           keys(RequestStream),
 	ColErrorType:        keys(ErrorType),
-	ColHTTPStatus:       keys("http.response.status_code", "http.status_code"),
+	ColHTTPStatus:       keys(HTTPResponseStatusCode, HTTPStatusCodeOld),
 	ColRetryAttempt:     keys("http.request.resend_count", "gen_ai.request.retry_attempt"),
 	ColEndUser:          keys(EndUser),
 }

@@ -33,6 +33,9 @@ type Config struct {
 	// Validation is the window around receipt in which span timestamps are
 	// believed.
 	Validation ValidationConfig `mapstructure:"validation"`
+	// RequestSpans bounds the linking of server, producer and consumer
+	// spans to the LLM calls of their trace (linker.go).
+	RequestSpans RequestSpansConfig `mapstructure:"request_spans"`
 }
 
 // ValidationConfig: a timestamp more than MaxClockSkew after receipt or
@@ -80,6 +83,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Validation.MaxClockSkew <= 0 || c.Validation.MaxAge <= 0 {
 		return errors.New("validation.max_clock_skew and validation.max_age must be positive: a timestamp is believed only within a window of receipt")
+	}
+	if c.RequestSpans.Window <= 0 || c.RequestSpans.MaxTraces < 1 || c.RequestSpans.MaxPendingSpans < 1 {
+		return errors.New("request_spans.window must be positive, max_traces and max_pending_spans at least 1")
 	}
 	if !c.RetryConfig.Enabled {
 		return errors.New("retry_on_failure must stay enabled: the ledger never drops a call")

@@ -37,6 +37,8 @@ type ledgerExporter struct {
 	calls, evidence, failures metric.Int64Counter
 	costUnknown, rekeyed      metric.Int64Counter
 	links, unlinked           metric.Int64Counter
+	requestDropped            metric.Int64Counter
+	linker                    *requestLinker
 	outage                    *outageLog
 	guard                     *queueGuard
 	health                    health
@@ -52,6 +54,7 @@ func newLedgerExporter(cfg *Config, set exporter.Settings) *ledgerExporter {
 		logger:  set.Logger,
 		meter:   set.MeterProvider.Meter("github.com/docketlabs/docket/ledger/ledgerexporter"),
 		outage:  &outageLog{logger: set.Logger, interval: 30 * time.Second},
+		linker:  newRequestLinker(cfg.RequestSpans),
 		guard:   &queueGuard{logger: set.Logger, reserveChunks: cfg.Backpressure.DiskReserveMiB << 20 / reserveChunkSize, retryEvery: cfg.Backpressure.RetryAfter},
 		account: completeness.Process,
 	}
@@ -87,6 +90,10 @@ func (e *ledgerExporter) start(ctx context.Context, host component.Host) error {
 		return err
 	}
 	if err = e.logMetrics(); err != nil {
+		return err
+	}
+	if e.requestDropped, err = e.meter.Int64Counter("docket_ledger_request_spans_dropped",
+		metric.WithDescription("Server, producer and consumer spans not kept: no LLM call of their trace arrived within request_spans.window, or more were waiting than max_pending_spans")); err != nil {
 		return err
 	}
 	if !e.cfg.QueueConfig.HasValue() || e.cfg.QueueConfig.Get().StorageID == nil {
@@ -168,6 +175,8 @@ func (e *ledgerExporter) convert(ctx context.Context, td ptrace.Traces) (xexport
 	var seg segment
 	var call ledger.Call
 	t := tallyFrom(ctx)
+	var callTraces []traceKey
+	var requests []ledger.EvidenceSpan
 	for i := 0; i < td.ResourceSpans().Len(); i++ {
 		rs := td.ResourceSpans().At(i)
 		for j := 0; j < rs.ScopeSpans().Len(); j++ {
@@ -177,13 +186,20 @@ func (e *ledgerExporter) convert(ctx context.Context, td ptrace.Traces) (xexport
 				var ev ledger.EvidenceSpan
 				var kind ledger.Kind
 				call, ev, kind = e.extractor.Extract(rs.Resource(), ss.Scope().Name(), spans.At(k), now)
-				if kind == ledger.KindEvidence || len(ev.ContentRefs) > 0 {
+				switch {
+				case kind == ledger.KindEvidence && conventions.IsRequestCategory(ev.Category) && len(ev.ContentRefs) == 0:
+					// Kept only if its trace holds a call; one carrying
+					// content references is kept like any such span, so
+					// deletion and holds reach that content.
+					requests = append(requests, ev)
+				case kind == ledger.KindEvidence || len(ev.ContentRefs) > 0:
 					r.evidence = append(r.evidence, ev)
 					e.countRekeyed(ctx, ev.AttributeIssues)
 				}
 				if kind != ledger.KindCall {
 					continue
 				}
+				callTraces = append(callTraces, traceKey{call.Tenant, call.TraceID})
 				var err error
 				if seg.calls, err = ledger.EncodeCalls(seg.calls, []ledger.Call{call}); err != nil {
 					// Only an impossible cost value gets here; refusing
@@ -207,6 +223,13 @@ func (e *ledgerExporter) convert(ctx context.Context, td ptrace.Traces) (xexport
 	}
 	if len(seg.keys) > 0 {
 		r.segs = []segment{seg}
+	}
+	if len(callTraces) > 0 || len(requests) > 0 {
+		kept, dropped := e.linker.link(now, callTraces, requests)
+		r.evidence = append(r.evidence, kept...)
+		if dropped > 0 {
+			e.requestDropped.Add(ctx, int64(dropped))
+		}
 	}
 	return r, nil
 }

@@ -56,6 +56,7 @@ func createDefaultConfig() component.Config {
 		DefaultTenant: conventions.DefaultTenant,
 		Backpressure:  BackpressureConfig{RetryAfter: time.Second, DiskReserveMiB: 16},
 		Validation:    ValidationConfig{MaxClockSkew: conventions.DefaultMaxClockSkew, MaxAge: conventions.DefaultMaxAge},
+		RequestSpans:  defaultRequestSpans,
 	}
 }
 

@@ -182,7 +182,7 @@ func TestQueuedSpansOfEarlierVersionsBecomeRows(t *testing.T) {
 	span.SetSpanID(pcommon.SpanID{2})
 	span.Attributes().PutStr("gen_ai.operation.name", "chat")
 	span.Attributes().PutStr("gen_ai.request.model", "gpt-4o-mini")
-	x := &ledgerExporter{logger: zap.NewNop(), extractor: &ledger.Extractor{DefaultTenant: "default"}}
+	x := &ledgerExporter{logger: zap.NewNop(), extractor: &ledger.Extractor{DefaultTenant: "default"}, linker: newRequestLinker(defaultRequestSpans)}
 	var err error
 	x.costUnknown, err = noop.NewMeterProvider().Meter("t").Int64Counter("c")
 	if err != nil {

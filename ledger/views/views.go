@@ -164,7 +164,7 @@ func bind(name string, f Filter, params map[string]any) (string, error) {
 	for k, v := range params {
 		bound[k] = v
 	}
-	sql := strings.Replace(queries.MustGet(name), "{filter}", filterSQL(), 1) + "\n" + queries.MustGet("views_settings")
+	sql := strings.ReplaceAll(queries.MustGet(name), "{filter}", filterSQL()) + "\n" + queries.MustGet("views_settings")
 	q, err := engine.Bind(sql, bound)
 	if err != nil {
 		return "", fmt.Errorf("views: %s: %w", name, err)

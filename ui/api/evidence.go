@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/decimal"
@@ -84,6 +85,9 @@ type TimelineSpan struct {
 	OffsetMS     float64   `json:"offset_ms"`
 	DurationMS   float64   `json:"duration_ms"`
 	Status       string    `json:"status"`
+	// Detail sums up a request-path span: "POST /ask → 200",
+	// "ask-jobs (kafka)".
+	Detail string `json:"detail,omitempty"`
 }
 
 // Totals sum a trace's calls. Unknown parts are counted, never taken as
@@ -261,7 +265,7 @@ func timeline(calls []ledger.Call, spans []ledger.EvidenceSpan) []TimelineSpan {
 	}
 	for _, e := range spans {
 		out = append(out, TimelineSpan{SpanID: e.SpanID, ParentSpanID: e.ParentSpanID, Name: e.SpanName, Kind: e.Category,
-			ServiceName: e.ServiceName, StartTime: e.StartTime, EndTime: e.EndTime, Status: e.Status})
+			ServiceName: e.ServiceName, StartTime: e.StartTime, EndTime: e.EndTime, Status: e.Status, Detail: requestDetail(e)})
 	}
 	slices.SortFunc(out, func(x, y TimelineSpan) int { return x.StartTime.Compare(y.StartTime) })
 	if len(out) == 0 {
@@ -338,4 +342,37 @@ func contentType(b []byte) string {
 		return "application/json"
 	}
 	return "text/plain"
+}
+
+// requestDetail sums up what the ledger kept of a request-path span, "" for
+// other spans.
+func requestDetail(e ledger.EvidenceSpan) string {
+	a := e.SpanAttributes
+	first := func(keys ...string) string {
+		for _, k := range keys {
+			if v := a[k]; v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	var parts []string
+	add := func(s string) {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	add(first(conventions.HTTPRequestMethod, conventions.HTTPMethodOld))
+	add(first(conventions.HTTPRoute))
+	add(strings.TrimSpace(first(conventions.RPCService) + " " + first(conventions.RPCMethod)))
+	if code := first(conventions.HTTPResponseStatusCode, conventions.HTTPStatusCodeOld); code != "" {
+		add("→ " + code)
+	}
+	if dest := first(conventions.MessagingDestination, conventions.MessagingDestTemplate, conventions.MessagingDestinationOld); dest != "" {
+		if sys := first(conventions.MessagingSystem, conventions.RPCSystem); sys != "" {
+			dest += " (" + sys + ")"
+		}
+		add(dest)
+	}
+	return strings.Join(parts, " ")
 }

@@ -177,7 +177,7 @@ export function latency(hist) {
   return svg;
 }
 
-const KINDS = ['llm', 'db', 'retrieval'];
+const KINDS = ['llm', 'db', 'retrieval', 'request', 'queue', 'worker'];
 const MAX_TIMELINE_ROWS = 500;
 
 // timeline draws the spans of a trace as bars on a shared time axis,
@@ -227,7 +227,7 @@ export function timeline(spans) {
     const durLabel = fmt.ms(dur);
     const after = x0 + w + 4 + durLabel.length * 6.2 < W;
     const g = s('g', { class: `tl-row tl-${kind}${sp.status === 'error' ? ' tl-error' : ''}`, testid: 'timeline-row' },
-      s('title', null, `${name} (${sp.kind || 'span'}${sp.service_name ? `, ${sp.service_name}` : ''}): starts +${fmt.ms(off)}, takes ${durLabel}, status ${sp.status || 'unset'}`),
+      s('title', null, `${name}${sp.detail ? ` [${sp.detail}]` : ''} (${sp.kind || 'span'}${sp.service_name ? `, ${sp.service_name}` : ''}): starts +${fmt.ms(off)}, takes ${durLabel}, status ${sp.status || 'unset'}`),
       s('text', { class: 'tl-label', x: 6 + depth * 10, y: yTop + 14 }, label),
       s('rect', { class: 'tl-bar', x: x0, y: yTop + 4, width: w, height: rowH - 8, rx: 2 }),
       s('text', { class: 'tl-dur', x: after ? x0 + w + 4 : x0 - 4, y: yTop + 14, 'text-anchor': after ? 'start' : 'end' }, durLabel));

@@ -53,6 +53,7 @@ function evidence(ctx, ev, reload) {
     h('section', { class: 'calls', testid: 'calls' },
       h('h2', null, `LLM calls (${calls.length})`),
       calls.length === 0 ? empty('This trace has no LLM calls in the ledger.') : calls.map((c, i) => callCard(ctx, ev, c, i, calls.length))),
+    requestPath(timeline),
     retrievals(spans.filter((sp) => sp.category === 'retrieval')),
     dbQueries(spans.filter((sp) => sp.category === 'db')),
     spanContent(ctx, ev, spans),
@@ -348,6 +349,30 @@ function dbQueries(spans) {
     }));
 }
 
+const PATH_STEPS = { request: 'HTTP request', queue: 'queue', worker: 'worker', db: 'database', retrieval: 'retrieval', llm: 'LLM call' };
+
+// requestPath lists the user's request as it went through the system, in
+// time order: HTTP request → queue → worker → database → retrieval → LLM
+// call. Only route, method, status and messaging destination were kept of
+// the request spans; never the URL's query, headers or bodies.
+function requestPath(timeline) {
+  const steps = timeline.filter((sp) => PATH_STEPS[sp.kind]);
+  if (!steps.some((sp) => sp.kind === 'request' || sp.kind === 'queue' || sp.kind === 'worker')) {
+    return null;
+  }
+  return section('Request path', { testid: 'request-path' },
+    h('p', { class: 'hint' }, 'The user\'s request: route, method, status and queue only; query strings, headers and bodies are never kept.'),
+    table({ testid: 'request-path-rows' }, ['Step', 'Span', 'Service', 'Details', 'Starts', 'Duration', 'Status'],
+      steps.map((sp) => h('tr', { testid: `path-${sp.kind}` },
+        td(PATH_STEPS[sp.kind]),
+        td(sp.name || NR),
+        td(sp.service_name || NR),
+        td(sp.detail || ''),
+        td(`+${fmt.ms(Number(sp.offset_ms) || 0)}`),
+        td(fmt.ms(Number(sp.duration_ms) || 0)),
+        td(statusBadge(sp.status))))));
+}
+
 function timelineSection(spans) {
   if (spans.length === 0) {
     return section('Timeline', { testid: 'timeline' }, empty('No spans of this trace are recorded.'));
@@ -355,6 +380,9 @@ function timelineSection(spans) {
   const { svg, truncated } = charts.timeline(spans);
   return section('Timeline', { testid: 'timeline' },
     h('p', { class: 'legend' },
+      h('span', { class: 'key key-request' }), 'HTTP request ',
+      h('span', { class: 'key key-queue' }), 'queue ',
+      h('span', { class: 'key key-worker' }), 'worker ',
       h('span', { class: 'key key-llm' }), 'LLM call ',
       h('span', { class: 'key key-db' }), 'database ',
       h('span', { class: 'key key-retrieval' }), 'retrieval ',
