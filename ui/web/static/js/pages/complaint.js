@@ -18,6 +18,7 @@ const CONTENT_LABELS = {
   output: 'Output',
   system_instructions: 'System instructions',
   tool_definitions: 'Tool definitions',
+  linked: 'Other content of this call (span events, log records)',
 };
 
 export default function complaint(ctx) {
