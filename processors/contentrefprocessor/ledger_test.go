@@ -81,6 +81,7 @@ func TestCanaryThroughTheLedgerAndTheAuditedReveal(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	written := time.Now()
 	store := ledger.NewStore(eng)
 	reader := &access.Reader{Content: st, Ledger: store}
 	auditor := access.Principal{User: "canary-auditor", Role: access.RoleAuditor, Tenants: []string{"acme"}}
@@ -132,6 +133,7 @@ func TestCanaryThroughTheLedgerAndTheAuditedReveal(t *testing.T) {
 		}
 	}
 
+	revealTime := time.Since(written)
 	var dump bytes.Buffer
 	tables := map[string]int{}
 	if err := ledgertest.EveryRow(ctx, eng, func(table string, row []byte) error {
@@ -165,6 +167,6 @@ func TestCanaryThroughTheLedgerAndTheAuditedReveal(t *testing.T) {
 	if l := exp.leaks(t, all); len(l) > 0 {
 		t.Errorf("canaries in the ledger exporter's log or metric labels: %v", l)
 	}
-	t.Logf("%d content keys, %d content events, %d calls, %d canaries, %d reveals on record, ledger rows %v, %d canaries leaked",
-		len(conventions.ContentKeys), len(conventions.ContentEvents), len(calls), len(all), len(revealed), tables, leaked)
+	t.Logf("%d content keys, %d content events, %d calls, %d canaries, %d reveals on record (%v), ledger rows %v, %d canaries leaked",
+		len(conventions.ContentKeys), len(conventions.ContentEvents), len(calls), len(all), len(revealed), revealTime.Round(time.Second), tables, leaked)
 }
