@@ -30,6 +30,7 @@ import (
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/internal/s3test"
 	"github.com/docketlabs/docket/ledger/chdbengine"
+	"github.com/docketlabs/docket/ledger/ledgertest"
 
 	"github.com/docketlabs/docket/internal/proctest"
 )
@@ -599,29 +600,13 @@ func TestHelperDumpLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	ctx := context.Background()
-	var tables []string
-	// Views hold no data of their own (and may need parameters).
-	err = eng.QueryJSON(ctx, "SELECT name FROM system.tables WHERE database = currentDatabase() AND engine NOT LIKE '%View' ORDER BY name", func(row []byte) error {
-		var r struct{ Name string }
-		if err := json.Unmarshal(row, &r); err != nil {
-			return err
-		}
-		tables = append(tables, r.Name)
-		return nil
+	w := bufio.NewWriter(os.Stdout)
+	defer func() { _ = w.Flush() }()
+	err = ledgertest.EveryRow(context.Background(), eng, func(table string, row []byte) error {
+		_, err := fmt.Fprintf(w, "ledger-row:%s\t%s\n", table, row)
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	w := bufio.NewWriter(os.Stdout)
-	defer func() { _ = w.Flush() }()
-	for _, table := range tables {
-		err := eng.QueryJSON(ctx, "SELECT * FROM `"+table+"`", func(row []byte) error {
-			_, err := fmt.Fprintf(w, "ledger-row:%s\t%s\n", table, row)
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
 	}
 }

@@ -6,6 +6,7 @@ package ledgertest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/chdbengine"
+	"github.com/docketlabs/docket/ledger/engine"
 	"github.com/docketlabs/docket/ledger/engine/enginetest"
 )
 
@@ -66,4 +68,28 @@ func Engine(t testing.TB) *chdbengine.Engine {
 	}
 	t.Cleanup(func() { _ = eng.Close() })
 	return eng
+}
+
+// EveryRow calls fn with every row of every ledger table, as JSON, so a
+// test can search all that was written (views hold no data of their own,
+// and may need parameters).
+func EveryRow(ctx context.Context, eng engine.Engine, fn func(table string, row []byte) error) error {
+	var tables []string
+	err := eng.QueryJSON(ctx, "SELECT name FROM system.tables WHERE database = currentDatabase() AND engine NOT LIKE '%View' ORDER BY name", func(row []byte) error {
+		var r struct{ Name string }
+		if err := json.Unmarshal(row, &r); err != nil {
+			return err
+		}
+		tables = append(tables, r.Name)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("ledgertest: list tables: %w", err)
+	}
+	for _, table := range tables {
+		if err := eng.QueryJSON(ctx, "SELECT * FROM `"+table+"`", func(row []byte) error { return fn(table, row) }); err != nil {
+			return fmt.Errorf("ledgertest: read %s: %w", table, err)
+		}
+	}
+	return nil
 }

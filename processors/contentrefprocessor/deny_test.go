@@ -230,17 +230,35 @@ func TestRandomUnknownKeysNeverLeave(t *testing.T) {
 	t.Logf("%d canaries planted, %d left the processor", len(p.canaries), leaked)
 }
 
-// TestCanaryOverEveryContentKey puts a canary under every content key of
-// the contract (CONVENTIONS.md's survey) and every content event, with
-// random unknown keys next to them, on spans, span events and log records.
-func TestCanaryOverEveryContentKey(t *testing.T) {
-	p := &planter{rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))}
-	h, st := storeExt(t, dirStoreConfig(t, contentstore.Limits{}))
-	o := newObserved(t, defaultConfig(), h)
-	var canaries []string
+// plantedCall is one GenAI call span of everyContentKey and the canaries
+// that belong to it: on the span, its events and the log records carrying
+// its context.
+type plantedCall struct {
+	trace    pcommon.TraceID
+	canaries []string
+}
+
+// everyContentKey puts a canary under every content key of the contract
+// (CONVENTIONS.md's survey) and every content event, with random unknown
+// keys next to them, on spans, span events and log records carrying the
+// span's context: one call per key, its own trace. It returns the
+// canaries by call.
+func everyContentKey(p *planter) (ptrace.Traces, plog.Logs, []plantedCall) {
+	now := time.Now()
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("tenant.id", "acme")
+	ss := rs.ScopeSpans().AppendEmpty()
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("tenant.id", "acme")
+	sl := rl.ScopeLogs().AppendEmpty()
+	var calls []plantedCall
+	n := 0
 	next := func() string {
-		c := canary(len(canaries) + 1)
-		canaries = append(canaries, c)
+		n++
+		c := canary(n)
+		calls[len(calls)-1].canaries = append(calls[len(calls)-1].canaries, c)
 		return c
 	}
 	put := func(attrs pcommon.Map, k conventions.ContentKey) {
@@ -250,53 +268,86 @@ func TestCanaryOverEveryContentKey(t *testing.T) {
 		}
 		attrs.PutStr(name, next())
 	}
-
-	td := ptrace.NewTraces()
-	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("tenant.id", "acme")
-	ss := rs.ScopeSpans().AppendEmpty()
-	ld := plog.NewLogs()
-	rl := ld.ResourceLogs().AppendEmpty()
-	rl.Resource().Attributes().PutStr("tenant.id", "acme")
-	sl := rl.ScopeLogs().AppendEmpty()
+	plant := func(attrs pcommon.Map) {
+		before := len(p.canaries)
+		p.plant(attrs)
+		calls[len(calls)-1].canaries = append(calls[len(calls)-1].canaries, p.canaries[before:]...)
+	}
+	call := func(name string) ptrace.Span {
+		i := len(calls)
+		s := genAISpan(ss, name)
+		s.SetTraceID(pcommon.TraceID{0xca, byte(i >> 8), byte(i), 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13})
+		s.SetSpanID(pcommon.SpanID{0x5a, byte(i >> 8), byte(i), 1, 2, 3, 4, 5})
+		s.SetStartTimestamp(pcommon.NewTimestampFromTime(now))
+		s.SetEndTimestamp(pcommon.NewTimestampFromTime(now.Add(time.Second)))
+		calls = append(calls, plantedCall{trace: s.TraceID()})
+		return s
+	}
+	record := func(s ptrace.Span, event string) plog.LogRecord {
+		lr := sl.LogRecords().AppendEmpty()
+		lr.SetEventName(event)
+		lr.SetTraceID(s.TraceID())
+		lr.SetSpanID(s.SpanID())
+		lr.SetTimestamp(pcommon.NewTimestampFromTime(now))
+		return lr
+	}
 	for i, k := range conventions.ContentKeys {
-		s := genAISpan(ss, fmt.Sprintf("key %d", i))
+		s := call(fmt.Sprintf("key %d", i))
 		put(s.Attributes(), k)
-		p.plant(s.Attributes())
+		plant(s.Attributes())
 		e := s.Events().AppendEmpty()
 		e.SetName("gen_ai.content.prompt")
 		put(e.Attributes(), k)
-		p.plant(e.Attributes())
-		lr := sl.LogRecords().AppendEmpty()
-		lr.SetEventName("gen_ai.client.inference.operation.details")
+		plant(e.Attributes())
+		lr := record(s, "gen_ai.client.inference.operation.details")
 		put(lr.Attributes(), k)
-		p.plant(lr.Attributes())
+		plant(lr.Attributes())
 	}
 	for ev := range conventions.ContentEvents {
-		lr := sl.LogRecords().AppendEmpty()
-		lr.SetEventName(ev)
+		s := call("event " + ev)
+		lr := record(s, ev)
 		lr.Body().SetStr(next())
 		lr.Attributes().PutStr("content", next())
-		s := genAISpan(ss, "event "+ev)
 		e := s.Events().AppendEmpty()
 		e.SetName(ev)
 		e.Attributes().PutStr("content", next())
 	}
 	// Keys of CONVENTIONS.md that no content key lists: unknown on GenAI
 	// telemetry, and so content all the same.
-	s := genAISpan(ss, "unlisted")
+	s := call("unlisted")
 	for _, k := range []string{"gen_ai.event.content", "lk.agent.text", "ai.result.text", "ai.telemetry.metadata.user", "ai.request.headers.x-note", "langfuse.trace.metadata.note"} {
 		s.Attributes().PutStr(k, next())
 	}
+	return td, ld, calls
+}
 
-	outT := o.consumeTraces(t, td)
-	outL := o.consumeLogs(t, ld)
-	raw := marshalTraces(t, outT)
-	pb, err := (&plog.ProtoMarshaler{}).MarshalLogs(outL)
+// exported is what the processor passed on, as OTLP protobuf and JSON.
+func exported(t *testing.T, td ptrace.Traces, ld plog.Logs) []byte {
+	t.Helper()
+	raw := marshalTraces(t, td)
+	pb, err := (&plog.ProtoMarshaler{}).MarshalLogs(ld)
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw = append(raw, pb...)
+	js, err := (&plog.JSONMarshaler{}).MarshalLogs(ld)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(append(raw, pb...), js...)
+}
+
+// TestCanaryOverEveryContentKey: no canary of everyContentKey leaves the
+// processor, and each is retrievable from the store through the references
+// left.
+func TestCanaryOverEveryContentKey(t *testing.T) {
+	p := &planter{rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))}
+	h, st := storeExt(t, dirStoreConfig(t, contentstore.Limits{}))
+	o := newObserved(t, defaultConfig(), h)
+	td, ld, calls := everyContentKey(p)
+
+	outT := o.consumeTraces(t, td)
+	outL := o.consumeLogs(t, ld)
+	raw := exported(t, outT, outL)
 	var stored strings.Builder
 	for _, s := range spansByName(outT) {
 		stored.WriteString(fetch(t, st, refs(s.Attributes())))
@@ -307,7 +358,10 @@ func TestCanaryOverEveryContentKey(t *testing.T) {
 	for _, lr := range outL.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().All() {
 		stored.WriteString(fetch(t, st, refs(lr.Attributes())))
 	}
-	all := append(canaries, p.canaries...)
+	var all []string
+	for _, c := range calls {
+		all = append(all, c.canaries...)
+	}
 	leaked := 0
 	for _, c := range all {
 		if bytes.Contains(raw, []byte(c)) {
