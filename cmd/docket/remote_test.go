@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/lifecycle"
@@ -27,6 +28,7 @@ import (
 // API, under the token's service account; and a held data directory
 // leads to the announced API.
 func TestCommandsThroughRunningInstance(t *testing.T) {
+	shorttest.Needs(t, shorttest.ChDB)
 	dir := t.TempDir()
 	ctx := context.Background()
 	local := localFlags{storage: storageFlags{dataDir: dir}, actor: "setup"}

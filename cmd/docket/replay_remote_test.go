@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/fakeprovider"
+	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/pricing"
@@ -27,6 +28,7 @@ import (
 // followed and printed as the embedded mode prints it; an interrupt
 // cancels the server's run; a viewer's token is refused.
 func TestReplayThroughRunningInstance(t *testing.T) {
+	shorttest.Needs(t, shorttest.ChDB)
 	const original, alt = "Your order ships on Monday.", "Your order ships on Tuesday."
 	sampled, err := fakeprovider.Sampled(3, fakeprovider.Output{Text: original, Weight: 3}, fakeprovider.Output{Text: alt, Weight: 1})
 	if err != nil {
