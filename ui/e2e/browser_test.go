@@ -75,7 +75,14 @@ func (p *page) within(d time.Duration) (context.Context, context.CancelFunc) {
 
 func (p *page) do(what string, actions ...chromedp.Action[chromedp.Void]) {
 	p.t.Helper()
-	ctx, cancel := p.within(30 * time.Second)
+	p.doFor(what, 30*time.Second, actions...)
+}
+
+// doFor is do with a deadline for steps whose server side writes to the
+// ledger, which a loaded machine can hold up well past a page's 30 s.
+func (p *page) doFor(what string, d time.Duration, actions ...chromedp.Action[chromedp.Void]) {
+	p.t.Helper()
+	ctx, cancel := p.within(d)
 	defer cancel()
 	if err := chromedp.Do(ctx, actions...); err != nil {
 		p.t.Fatalf("%s: %v\npage text: %s", what, err, p.bodyText())

@@ -69,7 +69,7 @@ func TestReconciliationPageInChromium(t *testing.T) {
 	}
 	next := time.Date(c.StartTime.Year(), c.StartTime.Month(), c.StartTime.Day()+1, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
 	p.visit("/reconcile?from=" + day + "&to=" + next)
-	p.do("import the export", chromedp.WaitVisible(tid("upload-form")), chromedp.SetUploadFiles(`[data-testid="upload-file"]`, []string{csv}),
+	p.doFor("import the export", 2*time.Minute, chromedp.WaitVisible(tid("upload-form")), chromedp.SetUploadFiles(`[data-testid="upload-file"]`, []string{csv}),
 		chromedp.Click(tid("upload-submit")), chromedp.WaitVisible(`//a[contains(., "Reconcile these days")]`))
 	p.do("reconcile the days", chromedp.Click(`//a[contains(., "Reconcile these days")]`), chromedp.WaitVisible(tid("rec-table")))
 	row := `[data-testid="rec-row"][data-state="ledger_missing_calls"]`
