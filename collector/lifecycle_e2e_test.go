@@ -37,7 +37,9 @@ var lifecycleUsers = []string{"a", "b", "c"}
 // the call) and an OpenInference embedding call's inputs.
 var contentShapes = []string{"log-user-message", "log-choice", "span-event", "oi-prompts", "oi-embedding"}
 
-func lifecycleCanary(user, shape string) string { return "canary-" + shape + "-of-user-" + user + "-7f3a" }
+func lifecycleCanary(user, shape string) string {
+	return "canary-" + shape + "-of-user-" + user + "-7f3a"
+}
 
 // lifecycleTraceID is user's trace.
 func lifecycleTraceID(user string) pcommon.TraceID {
