@@ -198,9 +198,9 @@ func contentItems(c ledger.Call, st *lifecycle.CallState, storeConfigured bool) 
 		{"input", c.InputRef}, {"output", c.OutputRef},
 		{"system_instructions", c.SystemInstructionsRef}, {"tool_definitions", c.ToolDefinitionsRef},
 	}
-	// The rest of the call's set: content its other spans, span events and
-	// log records carried, revealable like the four columns.
-	for _, ref := range c.MemberRefs {
+	// The rest of the call's set (Refs): content its other spans, span
+	// events and log records carried, revealable like the four columns.
+	for _, ref := range c.Refs() {
 		if !slices.ContainsFunc(fields, func(f struct{ name, ref string }) bool { return f.ref == ref }) {
 			fields = append(fields, struct{ name, ref string }{"linked", ref})
 		}
