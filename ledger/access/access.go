@@ -208,10 +208,28 @@ const ActionView = "view"
 // Metadata carries no content, so no reason is required, but every look
 // at a complaint is on record.
 func RecordView(ctx context.Context, l *ledger.Store, p Principal, tenant, traceID string) error {
-	e := ledger.AccessEntry{EventID: newEventID(), At: time.Now().UTC(), Actor: p.User, Role: string(p.Role), Action: ActionView,
-		Tenant: tenant, TraceID: traceID, Outcome: OutcomeAllowed}
+	return record(ctx, l, p, ActionView, tenant, traceID, "")
+}
+
+// Changes to who holds a credential: on record like a reveal, once per
+// tenant the credential grants, so each tenant's log shows who could act
+// in it.
+const (
+	ActionTokenCreate = "token_create"
+	ActionTokenRevoke = "token_revoke"
+)
+
+// RecordChange records an administrative change p made in tenant; detail
+// names what changed and never holds a secret.
+func RecordChange(ctx context.Context, l *ledger.Store, p Principal, action, tenant, detail string) error {
+	return record(ctx, l, p, action, tenant, "", detail)
+}
+
+func record(ctx context.Context, l *ledger.Store, p Principal, action, tenant, traceID, detail string) error {
+	e := ledger.AccessEntry{EventID: newEventID(), At: time.Now().UTC(), Actor: p.User, Role: string(p.Role), Action: action,
+		Tenant: tenant, TraceID: traceID, Outcome: OutcomeAllowed, Detail: detail}
 	if err := l.InsertAccess(ctx, e); err != nil {
-		return fmt.Errorf("access: record view: %w", err)
+		return fmt.Errorf("access: record %s: %w", action, err)
 	}
 	return nil
 }

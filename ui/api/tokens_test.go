@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -266,5 +267,33 @@ func TestViewerTokenCannotReveal(t *testing.T) {
 	}
 	if code, _ := svc.do("POST", "/api/v1/exports", map[string]any{"format": "jsonl", "reason": "r", "from": time.Now().Add(-time.Hour), "to": time.Now()}); code != http.StatusForbidden {
 		t.Fatalf("viewer token export: %d", code)
+	}
+}
+
+func TestTokenCreationAndRevocationAreOnRecord(t *testing.T) {
+	f := newFixture(t)
+	admin := f.client(t)
+	admin.signIn("admin")
+	secret := admin.createToken("siem-export", auth.Grants{"acme": access.RoleAuditor})
+	id := strings.SplitN(secret, "_", 3)[1]
+	if code, body := admin.do("POST", "/api/v1/tokens/"+id+"/revoke", nil); code != http.StatusOK {
+		t.Fatalf("revoke: %d %s", code, body)
+	}
+	var got []string
+	for _, e := range f.accessEntries(t, "admin") {
+		if strings.Contains(e.Detail, strings.SplitN(secret, "_", 3)[2]) {
+			t.Fatalf("the access log holds the token's secret: %+v", e)
+		}
+		// The package's tests share one ledger: only this token's rows.
+		if strings.Contains(e.Detail, id) {
+			if !strings.Contains(e.Detail, `"siem-export"`) || !strings.Contains(e.Detail, "auditor") {
+				t.Errorf("%s detail does not name the account and role: %q", e.Action, e.Detail)
+			}
+			got = append(got, e.Action+"/"+e.Tenant+"/"+e.Outcome)
+		}
+	}
+	slices.Sort(got)
+	if want := "token_create/acme/allowed,token_revoke/acme/allowed"; strings.Join(got, ",") != want {
+		t.Fatalf("token changes on record: %v, want %s", got, want)
 	}
 }

@@ -7,7 +7,7 @@ import { navigate } from '../router.js';
 import { load, pageHeader, section, table, td, timeEl, complaintLink, empty } from '../ui.js';
 import * as fmt from '../format.js';
 
-const ACTIONS = ['reveal', 'replay', 'export', 'hold_create', 'hold_release', 'delete_request', 'delete_run', 'expire'];
+const ACTIONS = ['reveal', 'view', 'replay', 'export', 'hold_create', 'hold_release', 'delete_request', 'delete_run', 'expire', 'token_create', 'token_revoke'];
 const OUTCOMES = ['allowed', 'denied', 'failed'];
 const LIMIT = 200;
 
