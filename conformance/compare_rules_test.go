@@ -151,3 +151,42 @@ func mustJSON(t *testing.T, s string, v any) {
 		t.Fatal(err)
 	}
 }
+
+// An embedding model answers under the requested name, so the name on a
+// span says nothing about the response unless the key is one that holds
+// the response's model. The AI SDK's ai.* embed spans name only the model
+// the caller passed (ai.model.id): the row's empty response model is the
+// library's gap. Where a key does hold the response's model, an empty row
+// is a defect.
+func TestEmbedResponseModel(t *testing.T) {
+	prices, err := pricing.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := fakeprovider.Answer{API: "embeddings", RequestedModel: "text-embedding-3-small", Model: "text-embedding-3-small",
+		Usage: &fakeprovider.AnswerUsage{Input: 23}, Received: time.Now()}
+	rowFor := func() row {
+		return row{"span_id": "s1", "provider": "openai", "request_model": "text-embedding-3-small", "response_model": "",
+			"input_tokens": "23", "cost_status": "ok"}
+	}
+	for _, tc := range []struct {
+		name, attrs, want string
+	}{
+		{"ai.* embed span: only the requested model", `"ai.operationId":"ai.embed.doEmbed","ai.model.provider":"openai.embedding",
+			"ai.model.id":"text-embedding-3-small","ai.usage.tokens":23`, statusGap},
+		{"GenAI embeddings span: only the requested model", `"gen_ai.operation.name":"embeddings","gen_ai.provider.name":"openai",
+			"gen_ai.request.model":"text-embedding-3-small","gen_ai.usage.input_tokens":23`, statusGap},
+		{"GenAI embeddings span with the response's model", `"gen_ai.operation.name":"embeddings","gen_ai.provider.name":"openai",
+			"gen_ai.request.model":"text-embedding-3-small","gen_ai.response.model":"text-embedding-3-small","gen_ai.usage.input_tokens":23`, statusDefect},
+		{"OpenInference embedding span (its model name is the response's)", `"openinference.span.kind":"EMBEDDING",
+			"embedding.model_name":"text-embedding-3-small","llm.token_count.prompt":23`, statusDefect},
+	} {
+		var raw rawDump
+		mustJSON(t, `{"spans":[{"trace_id":"t1","span_id":"s1","scope":"lib","attributes":{`+tc.attrs+`}}]}`, &raw)
+		c := CallResult{Fields: map[string]FieldResult{}}
+		checkCall(&c, truth, gather(&raw, "t1"), []row{rowFor()}, "", prices, "Canary-x-embed-Z")
+		if got := c.Fields["response_model"]; got.Status != tc.want {
+			t.Errorf("%s: response_model %+v, want %s", tc.name, got, tc.want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/docketlabs/docket/fakeprovider"
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger/pricing"
 )
 
@@ -105,6 +106,42 @@ func gather(raw *rawDump, traceID string) evidence {
 	}
 	ev.text = b.String()
 	return ev
+}
+
+// requestOnlyModelPaths are the evidence paths of the keys the contract
+// reads as the requested model and never as the response's, such as the
+// AI SDK's ai.model.id (the model ID its caller passed, set before the
+// request is sent): a value there repeats the request, whatever it equals.
+var requestOnlyModelPaths = func() []string {
+	paths := func(c conventions.Column) []string {
+		var out []string
+		for _, f := range append(slices.Clip(conventions.Families), conventions.GenAI) {
+			for _, k := range f.Columns[c] {
+				out = append(out, keyPath(k))
+			}
+		}
+		for _, k := range conventions.Columns[c] {
+			out = append(out, keyPath(k))
+		}
+		return out
+	}
+	response := paths(conventions.ColResponseModel)
+	var out []string
+	for _, p := range paths(conventions.ColRequestModel) {
+		if !slices.Contains(response, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}()
+
+// keyPath is where gather puts a key's value.
+func keyPath(k conventions.Key) string {
+	p := "/" + strings.ToLower(k.Name)
+	if k.Field != "" {
+		p += "/" + strings.ToLower(k.Field)
+	}
+	return p
 }
 
 func (ev *evidence) hasString(match func(path, s string) bool) bool {
@@ -285,7 +322,8 @@ func checkCall(c *CallResult, truth fakeprovider.Answer, ev evidence, rows []row
 	// Embedding models answer under the requested name: a response model is
 	// reported only where it is not the request's.
 	f["response_model"] = verdict(truth.Model, r.str("response_model"), ev.hasString(func(p, s string) bool {
-		return s == truth.Model && !strings.Contains(p, "request") && !strings.HasPrefix(p, "/input.value") && !strings.Contains(p, "invocation_parameters")
+		return s == truth.Model && !strings.Contains(p, "request") && !strings.HasPrefix(p, "/input.value") && !strings.Contains(p, "invocation_parameters") &&
+			!slices.Contains(requestOnlyModelPaths, p)
 	}), has(r.str("response_model")), same)
 	if truth.ResponseID == "" {
 		f["response_id"] = na
