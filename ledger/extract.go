@@ -658,25 +658,27 @@ const categoryContent = "content"
 const maxContentRefs = 64
 
 // contentRefs lists the content references on a span and its events: the
-// values of *_ref attributes that are content store references.
-func contentRefs(span ptrace.Span, is *issues) []string {
+// values of *_ref attributes that are content store references, other
+// than those in skip.
+func contentRefs(span ptrace.Span, skip []string, is *issues) []string {
 	refs := []string{}
-	if !collectRefs(&refs, span.Attributes(), is) {
+	if !collectRefs(&refs, span.Attributes(), skip, is) {
 		return refs
 	}
 	for i := 0; i < eventsRead(span); i++ {
-		if !collectRefs(&refs, span.Events().At(i).Attributes(), is) {
+		if !collectRefs(&refs, span.Events().At(i).Attributes(), skip, is) {
 			break
 		}
 	}
 	return refs
 }
 
-// collectRefs adds to refs the content references among attrs, up to
-// maxContentRefs; it reports false once that bound cut the list.
-func collectRefs(refs *[]string, attrs pcommon.Map, is *issues) bool {
+// collectRefs adds to refs the content references among attrs but those
+// in skip, up to maxContentRefs; it reports false once that bound cut the
+// list.
+func collectRefs(refs *[]string, attrs pcommon.Map, skip []string, is *issues) bool {
 	for k, v := range attrs.All() {
-		if !strings.HasSuffix(k, conventions.RefSuffix) || v.Type() != pcommon.ValueTypeStr {
+		if !strings.HasSuffix(k, conventions.RefSuffix) || v.Type() != pcommon.ValueTypeStr || slices.Contains(skip, v.Str()) {
 			continue
 		}
 		if _, err := contentstore.ParseRef(v.Str()); err != nil {
@@ -701,7 +703,7 @@ func collectRefs(refs *[]string, attrs pcommon.Map, is *issues) bool {
 func (x *Extractor) LogRefs(res pcommon.Resource, lr plog.LogRecord, ingestedAt time.Time) (rows []LogContentRef, ok bool) {
 	refs := []string{}
 	var is issues
-	collectRefs(&refs, lr.Attributes(), &is)
+	collectRefs(&refs, lr.Attributes(), nil, &is)
 	if len(refs) == 0 {
 		return nil, true
 	}
@@ -732,7 +734,7 @@ func (x *Extractor) LogRefs(res pcommon.Resource, lr plog.LogRecord, ingestedAt 
 func (x *Extractor) evidence(res pcommon.Resource, r *conventions.Reading, role conventions.Role, span ptrace.Span, ingestedAt time.Time) (EvidenceSpan, bool) {
 	attrs := span.Attributes()
 	var is issues
-	refs := contentRefs(span, &is)
+	refs := contentRefs(span, nil, &is)
 	category := evidenceCategory(r, role, attrs, spanKind(span))
 	switch {
 	case category != "":
@@ -748,8 +750,7 @@ func (x *Extractor) evidence(res pcommon.Resource, r *conventions.Reading, role 
 // on it that none of the call's reference columns holds.
 func (x *Extractor) callContent(res pcommon.Resource, c *Call, span ptrace.Span, ingestedAt time.Time) EvidenceSpan {
 	var is issues
-	own := c.Refs()
-	refs := slices.DeleteFunc(contentRefs(span, &is), func(r string) bool { return slices.Contains(own, r) })
+	refs := contentRefs(span, c.Refs(), &is)
 	if len(refs) == 0 {
 		return EvidenceSpan{}
 	}
