@@ -932,7 +932,22 @@ func anyString(v any) string {
 }
 
 // spanKind is the span's OTLP kind in lowercase ("server", "consumer", …).
-func spanKind(span ptrace.Span) string { return strings.ToLower(span.Kind().String()) }
+func spanKind(span ptrace.Span) string {
+	if s, ok := spanKindNames[span.Kind()]; ok {
+		return s
+	}
+	return strings.ToLower(span.Kind().String())
+}
+
+// spanKindNames are the OTLP kinds in lowercase, made once rather than for
+// every span.
+var spanKindNames = func() map[ptrace.SpanKind]string {
+	m := map[ptrace.SpanKind]string{}
+	for k := ptrace.SpanKindUnspecified; k <= ptrace.SpanKindConsumer; k++ {
+		m[k] = strings.ToLower(k.String())
+	}
+	return m
+}()
 
 // requestAttributes keeps of a request-path span only the keys the
 // contract lists (conventions.RequestKeys), a route without any query.
