@@ -429,7 +429,8 @@ func (x *Extractor) call(res pcommon.Resource, r *conventions.Reading, op string
 // usage reads the token counts and brings them to the ledger's inclusive
 // form (cache tokens part of the input, reasoning part of the output) by
 // the family's semantics; where those are unknown for a part the call
-// reports, the cost is left uncertain rather than guessed.
+// reports, or a provider's automatic cache may have served cache reads the
+// span does not count, the cost is left uncertain rather than guessed.
 func (x *Extractor) usage(r *conventions.Reading, c *Call, is *issues) {
 	c.InputTokens = is.tokens(r, conventions.ColInputTokens, "input_tokens")
 	c.OutputTokens = is.tokens(r, conventions.ColOutputTokens, "output_tokens")
@@ -456,6 +457,9 @@ func (x *Extractor) usage(r *conventions.Reading, c *Call, is *issues) {
 	if key, ok := r.UnpricedWrites(); ok {
 		c.usageUncertain = conventions.CostUnpricedCacheWrite
 		is.add("unpriced", key)
+	}
+	if c.InputTokens != nil && conventions.CacheReadUnreported(c.Provider, c.Operation, *c.InputTokens, c.CacheReadTokens != nil) {
+		c.usageUncertain = conventions.CostUnreportedCacheRead
 	}
 	if c.OutputTokens != nil && positive(c.ReasoningTokens) {
 		switch r.ReasoningSemantics(c.Provider) {
