@@ -117,6 +117,32 @@ func TestCheckCall(t *testing.T) {
 	}
 }
 
+// An OpenAI call served from the automatic cache by a library that never
+// reports cache reads: the ledger cannot know the bill. Saying so is the
+// library's gap; a cost `ok` priced as plain input is the ledger's defect.
+func TestCostOfUnreportedCacheReads(t *testing.T) {
+	prices, err := pricing.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := fakeprovider.Answer{API: "chat.completions", RequestedModel: "gpt-5", Model: "gpt-5-2025-08-07",
+		Usage: &fakeprovider.AnswerUsage{Input: 1320, CacheRead: 1280, Output: 200, Reasoning: 64}, Received: time.Now()}
+	upper := prices.Cost("openai", truth.Model, "chat", truth.Received, pricing.Usage{Input: new(int64(1320)), Output: new(int64(200))})
+	gap := map[string]FieldResult{"cache_read_tokens": {Status: statusGap}}
+	for _, tc := range []struct {
+		name string
+		row  row
+		want string
+	}{
+		{"said uncertain", row{"span_id": "s1", "cost_status": "unreported_cache_read"}, statusGap},
+		{"ok at the upper bound", row{"span_id": "s1", "cost_status": "ok", "cost_usd": json.Number(upper.String())}, statusDefect},
+	} {
+		if got := costVerdict(truth, []row{tc.row}, gap, prices); got.Status != tc.want {
+			t.Errorf("%s: %+v, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestRatchet(t *testing.T) {
 	a := Defect{"lib", "chat", "provider", "openai.chat", "openai"}
 	b := Defect{"lib", "chat", "ttft", "NULL", "present"}

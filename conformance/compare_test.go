@@ -418,7 +418,9 @@ func describeID(observed, truth string) string {
 // costVerdict: the ledger's cost of the call — the sum over its rows, so a
 // duplicate priced twice counts twice — must be the price table applied to
 // the provider's real usage. When the library left out a billed token
-// class, the ledger cannot know the bill: that is the library's gap.
+// class, the ledger cannot know the bill: that is the library's gap — if
+// the ledger says so (no row `ok`, so no number passed off as the bill);
+// a row `ok` at a price other than the bill is the ledger's defect.
 func costVerdict(truth fakeprovider.Answer, rows []row, f map[string]FieldResult, prices *pricing.Table) FieldResult {
 	u := truth.Usage
 	op := "chat"
@@ -433,14 +435,15 @@ func costVerdict(truth fakeprovider.Answer, rows []row, f map[string]FieldResult
 	}
 	total, priced := new(big.Rat), 0
 	var statuses []string
-	allOK := true
+	allOK, anyOK := true, false
 	for _, rr := range orderRows(rows) {
 		if c, ok := new(big.Rat).SetString(rr.num("cost_usd")); ok {
 			total.Add(total, c)
 			priced++
 		}
 		statuses = append(statuses, rr.str("cost_status"))
-		allOK = allOK && rr.str("cost_status") == string(pricing.StatusOK)
+		rowOK := rr.str("cost_status") == string(pricing.StatusOK)
+		allOK, anyOK = allOK && rowOK, anyOK || rowOK
 	}
 	observed := strings.Join(statuses, "+")
 	if priced > 0 {
@@ -453,7 +456,7 @@ func costVerdict(truth fakeprovider.Answer, rows []row, f map[string]FieldResult
 		return FieldResult{Status: statusOK}
 	}
 	for _, name := range []string{"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"} {
-		if f[name].Status == statusGap {
+		if f[name].Status == statusGap && !anyOK {
 			return FieldResult{Status: statusGap, Observed: observed, Expected: expected + " (" + name + " not reported)"}
 		}
 	}
