@@ -141,6 +141,23 @@ func TestCostOfUnreportedCacheReads(t *testing.T) {
 			t.Errorf("%s: %+v, want %s", tc.name, got, tc.want)
 		}
 	}
+	// The first call of the prompt read nothing from the cache, but the
+	// library did not say so: the ledger's doubt is the library's gap.
+	warm := truth
+	warm.Usage = &fakeprovider.AnswerUsage{Input: 1320, Output: 200, Reasoning: 64}
+	noGap := map[string]FieldResult{"cache_read_tokens": {Status: statusOK}}
+	for _, tc := range []struct {
+		name string
+		row  row
+		want string
+	}{
+		{"no cache-read count", row{"span_id": "s1", "cost_status": "unreported_cache_read"}, statusGap},
+		{"a cache-read count, yet uncertain", row{"span_id": "s1", "cost_status": "unreported_cache_read", "cache_read_tokens": "0"}, statusDefect},
+	} {
+		if got := costVerdict(warm, []row{tc.row}, noGap, prices); got.Status != tc.want {
+			t.Errorf("%s: %+v, want %s", tc.name, got, tc.want)
+		}
+	}
 }
 
 func TestRatchet(t *testing.T) {
