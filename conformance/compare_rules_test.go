@@ -117,6 +117,49 @@ func TestCheckCall(t *testing.T) {
 	}
 }
 
+// An OpenAI call served from the automatic cache by a library that never
+// reports cache reads: the ledger cannot know the bill. Saying so is the
+// library's gap; a cost `ok` priced as plain input is the ledger's defect.
+func TestCostOfUnreportedCacheReads(t *testing.T) {
+	prices, err := pricing.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := fakeprovider.Answer{API: "chat.completions", RequestedModel: "gpt-5", Model: "gpt-5-2025-08-07",
+		Usage: &fakeprovider.AnswerUsage{Input: 1320, CacheRead: 1280, Output: 200, Reasoning: 64}, Received: time.Now()}
+	upper := prices.Cost("openai", truth.Model, "chat", truth.Received, pricing.Usage{Input: new(int64(1320)), Output: new(int64(200))})
+	gap := map[string]FieldResult{"cache_read_tokens": {Status: statusGap}}
+	for _, tc := range []struct {
+		name string
+		row  row
+		want string
+	}{
+		{"said uncertain", row{"span_id": "s1", "cost_status": "unreported_cache_read"}, statusGap},
+		{"ok at the upper bound", row{"span_id": "s1", "cost_status": "ok", "cost_usd": json.Number(upper.String())}, statusDefect},
+	} {
+		if got := costVerdict(truth, []row{tc.row}, gap, prices); got.Status != tc.want {
+			t.Errorf("%s: %+v, want %s", tc.name, got, tc.want)
+		}
+	}
+	// The first call of the prompt read nothing from the cache, but the
+	// library did not say so: the ledger's doubt is the library's gap.
+	warm := truth
+	warm.Usage = &fakeprovider.AnswerUsage{Input: 1320, Output: 200, Reasoning: 64}
+	noGap := map[string]FieldResult{"cache_read_tokens": {Status: statusOK}}
+	for _, tc := range []struct {
+		name string
+		row  row
+		want string
+	}{
+		{"no cache-read count", row{"span_id": "s1", "cost_status": "unreported_cache_read"}, statusGap},
+		{"a cache-read count, yet uncertain", row{"span_id": "s1", "cost_status": "unreported_cache_read", "cache_read_tokens": "0"}, statusDefect},
+	} {
+		if got := costVerdict(warm, []row{tc.row}, noGap, prices); got.Status != tc.want {
+			t.Errorf("%s: %+v, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestRatchet(t *testing.T) {
 	a := Defect{"lib", "chat", "provider", "openai.chat", "openai"}
 	b := Defect{"lib", "chat", "ttft", "NULL", "present"}
@@ -149,5 +192,44 @@ func mustJSON(t *testing.T, s string, v any) {
 	t.Helper()
 	if err := json.Unmarshal([]byte(s), v); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// An embedding model answers under the requested name, so the name on a
+// span says nothing about the response unless the key is one that holds
+// the response's model. The AI SDK's ai.* embed spans name only the model
+// the caller passed (ai.model.id): the row's empty response model is the
+// library's gap. Where a key does hold the response's model, an empty row
+// is a defect.
+func TestEmbedResponseModel(t *testing.T) {
+	prices, err := pricing.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := fakeprovider.Answer{API: "embeddings", RequestedModel: "text-embedding-3-small", Model: "text-embedding-3-small",
+		Usage: &fakeprovider.AnswerUsage{Input: 23}, Received: time.Now()}
+	rowFor := func() row {
+		return row{"span_id": "s1", "provider": "openai", "request_model": "text-embedding-3-small", "response_model": "",
+			"input_tokens": "23", "cost_status": "ok"}
+	}
+	for _, tc := range []struct {
+		name, attrs, want string
+	}{
+		{"ai.* embed span: only the requested model", `"ai.operationId":"ai.embed.doEmbed","ai.model.provider":"openai.embedding",
+			"ai.model.id":"text-embedding-3-small","ai.usage.tokens":23`, statusGap},
+		{"GenAI embeddings span: only the requested model", `"gen_ai.operation.name":"embeddings","gen_ai.provider.name":"openai",
+			"gen_ai.request.model":"text-embedding-3-small","gen_ai.usage.input_tokens":23`, statusGap},
+		{"GenAI embeddings span with the response's model", `"gen_ai.operation.name":"embeddings","gen_ai.provider.name":"openai",
+			"gen_ai.request.model":"text-embedding-3-small","gen_ai.response.model":"text-embedding-3-small","gen_ai.usage.input_tokens":23`, statusDefect},
+		{"OpenInference embedding span (its model name is the response's)", `"openinference.span.kind":"EMBEDDING",
+			"embedding.model_name":"text-embedding-3-small","llm.token_count.prompt":23`, statusDefect},
+	} {
+		var raw rawDump
+		mustJSON(t, `{"spans":[{"trace_id":"t1","span_id":"s1","scope":"lib","attributes":{`+tc.attrs+`}}]}`, &raw)
+		c := CallResult{Fields: map[string]FieldResult{}}
+		checkCall(&c, truth, gather(&raw, "t1"), []row{rowFor()}, "", prices, "Canary-x-embed-Z")
+		if got := c.Fields["response_model"]; got.Status != tc.want {
+			t.Errorf("%s: response_model %+v, want %s", tc.name, got, tc.want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/docketlabs/docket/fakeprovider"
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger/pricing"
 )
 
@@ -105,6 +106,42 @@ func gather(raw *rawDump, traceID string) evidence {
 	}
 	ev.text = b.String()
 	return ev
+}
+
+// requestOnlyModelPaths are the evidence paths of the keys the contract
+// reads as the requested model and never as the response's, such as the
+// AI SDK's ai.model.id (the model ID its caller passed, set before the
+// request is sent): a value there repeats the request, whatever it equals.
+var requestOnlyModelPaths = func() []string {
+	paths := func(c conventions.Column) []string {
+		var out []string
+		for _, f := range append(slices.Clip(conventions.Families), conventions.GenAI) {
+			for _, k := range f.Columns[c] {
+				out = append(out, keyPath(k))
+			}
+		}
+		for _, k := range conventions.Columns[c] {
+			out = append(out, keyPath(k))
+		}
+		return out
+	}
+	response := paths(conventions.ColResponseModel)
+	var out []string
+	for _, p := range paths(conventions.ColRequestModel) {
+		if !slices.Contains(response, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}()
+
+// keyPath is where gather puts a key's value.
+func keyPath(k conventions.Key) string {
+	p := "/" + strings.ToLower(k.Name)
+	if k.Field != "" {
+		p += "/" + strings.ToLower(k.Field)
+	}
+	return p
 }
 
 func (ev *evidence) hasString(match func(path, s string) bool) bool {
@@ -285,7 +322,8 @@ func checkCall(c *CallResult, truth fakeprovider.Answer, ev evidence, rows []row
 	// Embedding models answer under the requested name: a response model is
 	// reported only where it is not the request's.
 	f["response_model"] = verdict(truth.Model, r.str("response_model"), ev.hasString(func(p, s string) bool {
-		return s == truth.Model && !strings.Contains(p, "request") && !strings.HasPrefix(p, "/input.value") && !strings.Contains(p, "invocation_parameters")
+		return s == truth.Model && !strings.Contains(p, "request") && !strings.HasPrefix(p, "/input.value") && !strings.Contains(p, "invocation_parameters") &&
+			!slices.Contains(requestOnlyModelPaths, p)
 	}), has(r.str("response_model")), same)
 	if truth.ResponseID == "" {
 		f["response_id"] = na
@@ -380,7 +418,9 @@ func describeID(observed, truth string) string {
 // costVerdict: the ledger's cost of the call — the sum over its rows, so a
 // duplicate priced twice counts twice — must be the price table applied to
 // the provider's real usage. When the library left out a billed token
-// class, the ledger cannot know the bill: that is the library's gap.
+// class, the ledger cannot know the bill: that is the library's gap — if
+// the ledger says so (no row `ok`, so no number passed off as the bill);
+// a row `ok` at a price other than the bill is the ledger's defect.
 func costVerdict(truth fakeprovider.Answer, rows []row, f map[string]FieldResult, prices *pricing.Table) FieldResult {
 	u := truth.Usage
 	op := "chat"
@@ -395,14 +435,19 @@ func costVerdict(truth fakeprovider.Answer, rows []row, f map[string]FieldResult
 	}
 	total, priced := new(big.Rat), 0
 	var statuses []string
-	allOK := true
+	// cacheReadUnknown: every row says the library gave no cache-read
+	// count on a prompt the provider may have served from its cache; even
+	// where the cache read nothing, the library did not say so.
+	allOK, anyOK, cacheReadUnknown := true, false, len(rows) > 0
 	for _, rr := range orderRows(rows) {
+		cacheReadUnknown = cacheReadUnknown && rr.str("cost_status") == string(conventions.CostUnreportedCacheRead) && rr.num("cache_read_tokens") == "NULL"
 		if c, ok := new(big.Rat).SetString(rr.num("cost_usd")); ok {
 			total.Add(total, c)
 			priced++
 		}
 		statuses = append(statuses, rr.str("cost_status"))
-		allOK = allOK && rr.str("cost_status") == string(pricing.StatusOK)
+		rowOK := rr.str("cost_status") == string(pricing.StatusOK)
+		allOK, anyOK = allOK && rowOK, anyOK || rowOK
 	}
 	observed := strings.Join(statuses, "+")
 	if priced > 0 {
@@ -415,9 +460,12 @@ func costVerdict(truth fakeprovider.Answer, rows []row, f map[string]FieldResult
 		return FieldResult{Status: statusOK}
 	}
 	for _, name := range []string{"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"} {
-		if f[name].Status == statusGap {
+		if f[name].Status == statusGap && !anyOK {
 			return FieldResult{Status: statusGap, Observed: observed, Expected: expected + " (" + name + " not reported)"}
 		}
+	}
+	if cacheReadUnknown {
+		return FieldResult{Status: statusGap, Observed: observed, Expected: expected + " (cache_read_tokens not reported)"}
 	}
 	return FieldResult{Status: statusDefect, Observed: observed, Expected: expected + " ok"}
 }

@@ -172,12 +172,14 @@ func TestReadmeMatrix(t *testing.T) {
 }
 
 // renderSummary counts, per library, calls, rows, duplicates, missing rows,
-// wrong fields, library gaps and calls whose ledger cost is the bill.
+// wrong fields, library gaps, calls whose ledger cost is the bill, and calls
+// whose bill the ledger cannot know (a billed part the library never
+// reported) and says so instead of pricing it.
 func renderSummary(r *Results) string {
 	var b strings.Builder
-	b.WriteString("| library | calls | rows | duplicate rows | missing rows | wrong fields | library gaps | cost = bill |\n|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| library | calls | rows | duplicate rows | missing rows | wrong fields | library gaps | cost = bill | cost unknown, said so |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Scenarios {
-		var rows, dups, missing, wrong, gaps, costOK, priced int
+		var rows, dups, missing, wrong, gaps, costOK, costUnknown, priced int
 		for _, c := range s.Calls {
 			rows += c.Rows
 			dups += max(c.Rows-1, 0)
@@ -198,12 +200,15 @@ func renderSummary(r *Results) string {
 			}
 			if st := c.Fields["cost"].Status; st != statusNA && st != statusUntraced && st != "" {
 				priced++
-				if st == statusOK {
+				switch st {
+				case statusOK:
 					costOK++
+				case statusGap:
+					costUnknown++
 				}
 			}
 		}
-		fmt.Fprintf(&b, "| `%s` | %d | %d | %d | %d | %d | %d | %d of %d |\n", s.Name, len(s.Calls), rows, dups, missing, wrong, gaps, costOK, priced)
+		fmt.Fprintf(&b, "| `%s` | %d | %d | %d | %d | %d | %d | %d of %d | %d |\n", s.Name, len(s.Calls), rows, dups, missing, wrong, gaps, costOK, priced, costUnknown)
 	}
 	return b.String()
 }

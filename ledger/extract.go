@@ -429,7 +429,8 @@ func (x *Extractor) call(res pcommon.Resource, r *conventions.Reading, op string
 // usage reads the token counts and brings them to the ledger's inclusive
 // form (cache tokens part of the input, reasoning part of the output) by
 // the family's semantics; where those are unknown for a part the call
-// reports, the cost is left uncertain rather than guessed.
+// reports, or a provider's automatic cache may have served cache reads the
+// span does not count, the cost is left uncertain rather than guessed.
 func (x *Extractor) usage(r *conventions.Reading, c *Call, is *issues) {
 	c.InputTokens = is.tokens(r, conventions.ColInputTokens, "input_tokens")
 	c.OutputTokens = is.tokens(r, conventions.ColOutputTokens, "output_tokens")
@@ -456,6 +457,9 @@ func (x *Extractor) usage(r *conventions.Reading, c *Call, is *issues) {
 	if key, ok := r.UnpricedWrites(); ok {
 		c.usageUncertain = conventions.CostUnpricedCacheWrite
 		is.add("unpriced", key)
+	}
+	if c.InputTokens != nil && conventions.CacheReadUnreported(c.Provider, c.Operation, *c.InputTokens, c.CacheReadTokens != nil) {
+		c.usageUncertain = conventions.CostUnreportedCacheRead
 	}
 	if c.OutputTokens != nil && positive(c.ReasoningTokens) {
 		switch r.ReasoningSemantics(c.Provider) {
@@ -658,25 +662,27 @@ const categoryContent = "content"
 const maxContentRefs = 64
 
 // contentRefs lists the content references on a span and its events: the
-// values of *_ref attributes that are content store references.
-func contentRefs(span ptrace.Span, is *issues) []string {
+// values of *_ref attributes that are content store references, other
+// than those in skip.
+func contentRefs(span ptrace.Span, skip []string, is *issues) []string {
 	refs := []string{}
-	if !collectRefs(&refs, span.Attributes(), is) {
+	if !collectRefs(&refs, span.Attributes(), skip, is) {
 		return refs
 	}
 	for i := 0; i < eventsRead(span); i++ {
-		if !collectRefs(&refs, span.Events().At(i).Attributes(), is) {
+		if !collectRefs(&refs, span.Events().At(i).Attributes(), skip, is) {
 			break
 		}
 	}
 	return refs
 }
 
-// collectRefs adds to refs the content references among attrs, up to
-// maxContentRefs; it reports false once that bound cut the list.
-func collectRefs(refs *[]string, attrs pcommon.Map, is *issues) bool {
+// collectRefs adds to refs the content references among attrs but those
+// in skip, up to maxContentRefs; it reports false once that bound cut the
+// list.
+func collectRefs(refs *[]string, attrs pcommon.Map, skip []string, is *issues) bool {
 	for k, v := range attrs.All() {
-		if !strings.HasSuffix(k, conventions.RefSuffix) || v.Type() != pcommon.ValueTypeStr {
+		if !strings.HasSuffix(k, conventions.RefSuffix) || v.Type() != pcommon.ValueTypeStr || slices.Contains(skip, v.Str()) {
 			continue
 		}
 		if _, err := contentstore.ParseRef(v.Str()); err != nil {
@@ -701,7 +707,7 @@ func collectRefs(refs *[]string, attrs pcommon.Map, is *issues) bool {
 func (x *Extractor) LogRefs(res pcommon.Resource, lr plog.LogRecord, ingestedAt time.Time) (rows []LogContentRef, ok bool) {
 	refs := []string{}
 	var is issues
-	collectRefs(&refs, lr.Attributes(), &is)
+	collectRefs(&refs, lr.Attributes(), nil, &is)
 	if len(refs) == 0 {
 		return nil, true
 	}
@@ -732,7 +738,7 @@ func (x *Extractor) LogRefs(res pcommon.Resource, lr plog.LogRecord, ingestedAt 
 func (x *Extractor) evidence(res pcommon.Resource, r *conventions.Reading, role conventions.Role, span ptrace.Span, ingestedAt time.Time) (EvidenceSpan, bool) {
 	attrs := span.Attributes()
 	var is issues
-	refs := contentRefs(span, &is)
+	refs := contentRefs(span, nil, &is)
 	category := evidenceCategory(r, role, attrs, spanKind(span))
 	switch {
 	case category != "":
@@ -748,8 +754,7 @@ func (x *Extractor) evidence(res pcommon.Resource, r *conventions.Reading, role 
 // on it that none of the call's reference columns holds.
 func (x *Extractor) callContent(res pcommon.Resource, c *Call, span ptrace.Span, ingestedAt time.Time) EvidenceSpan {
 	var is issues
-	own := c.Refs()
-	refs := slices.DeleteFunc(contentRefs(span, &is), func(r string) bool { return slices.Contains(own, r) })
+	refs := contentRefs(span, c.Refs(), &is)
 	if len(refs) == 0 {
 		return EvidenceSpan{}
 	}
@@ -931,7 +936,22 @@ func anyString(v any) string {
 }
 
 // spanKind is the span's OTLP kind in lowercase ("server", "consumer", …).
-func spanKind(span ptrace.Span) string { return strings.ToLower(span.Kind().String()) }
+func spanKind(span ptrace.Span) string {
+	if s, ok := spanKindNames[span.Kind()]; ok {
+		return s
+	}
+	return strings.ToLower(span.Kind().String())
+}
+
+// spanKindNames are the OTLP kinds in lowercase, made once rather than for
+// every span.
+var spanKindNames = func() map[ptrace.SpanKind]string {
+	m := map[ptrace.SpanKind]string{}
+	for k := ptrace.SpanKindUnspecified; k <= ptrace.SpanKindConsumer; k++ {
+		m[k] = strings.ToLower(k.String())
+	}
+	return m
+}()
 
 // requestAttributes keeps of a request-path span only the keys the
 // contract lists (conventions.RequestKeys), a route without any query.

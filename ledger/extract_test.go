@@ -520,3 +520,38 @@ func TestCallContentBeyondItsColumns(t *testing.T) {
 		t.Fatalf("a call whose references are all in its columns got evidence: %+v", e)
 	}
 }
+
+// TestUnreportedCacheRead: an OpenAI prompt of 1,024+ input tokens may have
+// been read from the provider's automatic cache; a span with no cache-read
+// count under any key leaves the cost unknown, not priced as plain input.
+func TestUnreportedCacheRead(t *testing.T) {
+	x := testExtractor(t)
+	call := func(provider, model string, input int64, extra map[string]any) Call {
+		attrs := map[string]any{"gen_ai.operation.name": "chat", "gen_ai.provider.name": provider, "gen_ai.request.model": model,
+			"gen_ai.usage.input_tokens": input, "gen_ai.usage.output_tokens": int64(10)}
+		for k, v := range extra {
+			attrs[k] = v
+		}
+		_, span := testSpan(attrs)
+		return x.Call(pcommon.NewResource(), span, time.Now())
+	}
+	for _, c := range []struct {
+		name string
+		call Call
+		want conventions.CostStatus
+	}{
+		{"openai 1024 no cache key", call("openai", "gpt-4o-mini", 1024, nil), conventions.CostUnreportedCacheRead},
+		{"openai.chat 4000 no cache key", call("openai.chat", "gpt-4o-mini", 4000, nil), conventions.CostUnreportedCacheRead},
+		{"openai 4000 cached 0", call("openai", "gpt-4o-mini", 4000, map[string]any{"gen_ai.usage.cache_read.input_tokens": int64(0)}), conventions.CostOK},
+		{"openai 4000 cached under OpenLLMetry's key", call("openai", "gpt-4o-mini", 4000, map[string]any{"gen_ai.usage.cache_read_input_tokens": int64(1280)}), conventions.CostOK},
+		{"openai 1023", call("openai", "gpt-4o-mini", 1023, nil), conventions.CostOK},
+		{"anthropic 4000 no cache key", call("anthropic", "claude-sonnet-4-5", 4000, nil), conventions.CostOK},
+	} {
+		if c.call.CostStatus != string(c.want) {
+			t.Errorf("%s: cost_status %q, want %q", c.name, c.call.CostStatus, c.want)
+		}
+		if (c.call.CostUSD == nil) != (c.want != conventions.CostOK) {
+			t.Errorf("%s: cost %v with status %q", c.name, c.call.CostUSD, c.call.CostStatus)
+		}
+	}
+}

@@ -14,6 +14,8 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/docketlabs/docket/internal/conventions"
 )
 
 // familyFixture is a recorded trace of one instrumentation family, written
@@ -51,20 +53,7 @@ func TestFamilyFixtures(t *testing.T) {
 	x := testExtractor(t)
 	for n, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".json"), func(t *testing.T) {
-			var fx familyFixture
-			b, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dec := json.NewDecoder(strings.NewReader(string(b)))
-			dec.DisallowUnknownFields()
-			dec.UseNumber()
-			if err := dec.Decode(&fx); err != nil {
-				t.Fatal(err)
-			}
-			if fx.Provenance == "" || fx.Family == "" {
-				t.Fatal("a fixture names its family and the source of its keys")
-			}
+			fx := loadFixture(t, file)
 			traceID := pcommon.TraceID{0xfa, byte(n), 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}
 			t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 			for _, batch := range fx.Batches {
@@ -98,6 +87,53 @@ func TestFamilyFixtures(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func loadFixture(t *testing.T, file string) familyFixture {
+	t.Helper()
+	var fx familyFixture
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	if err := dec.Decode(&fx); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	if fx.Provenance == "" || fx.Family == "" {
+		t.Fatalf("%s: a fixture names its family and the source of its keys", file)
+	}
+	return fx
+}
+
+// TestEveryFamilyHasAFixture: a family of the contract is one table entry
+// plus its fixture, and the fixture holds a call span the contract reads
+// as that family; a family without one is untested.
+func TestEveryFamilyHasAFixture(t *testing.T) {
+	files, err := filepath.Glob("testdata/families/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	covered := map[string][]string{}
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for _, file := range files {
+		for _, batch := range loadFixture(t, file).Batches {
+			for _, fs := range batch {
+				_, span := fixtureToSpan(t, fs, pcommon.TraceID{1}, t0)
+				r := conventions.Read(fs.Scope, span.Attributes())
+				if role, _ := r.Classify(span.Name()); role == conventions.RoleCall {
+					covered[r.Family().Name] = append(covered[r.Family().Name], filepath.Base(file))
+				}
+			}
+		}
+	}
+	for _, f := range append(slices.Clone(conventions.Families), conventions.GenAI) {
+		if len(covered[f.Name]) == 0 {
+			t.Errorf("family %s (%s) has no fixture with a call span read as it in testdata/families", f.Name, f.Source)
+		}
 	}
 }
 

@@ -129,6 +129,24 @@ func (r TokenRule) For(provider string) Semantics {
 	return r.Default
 }
 
+// AutomaticCaches are the providers that cache a prompt without being
+// asked, by the smallest prompt (input tokens) they cache: OpenAI's and
+// Azure OpenAI's prompt caching applies to every chat and responses request
+// of 1,024 tokens or more. Embeddings are not cached.
+var AutomaticCaches = map[string]int64{"openai": 1024, "azure.ai.openai": 1024}
+
+// OperationEmbeddings is the gen_ai.operation.name of embedding calls.
+const OperationEmbeddings = "embeddings"
+
+// CacheReadUnreported reports whether a call to provider (normalised) of
+// operation with input tokens may have been billed for cache reads its span
+// does not report (cacheReadReported: a count under any key the contract
+// reads, 0 included): its cost is then an upper bound, not a known value.
+func CacheReadUnreported(provider, operation string, input int64, cacheReadReported bool) bool {
+	minInput, ok := AutomaticCaches[provider]
+	return ok && !cacheReadReported && operation != OperationEmbeddings && input >= minInput
+}
+
 // Providers the libraries name other than by the conventions' values:
 // Vercel's provider IDs (openai.chat, openai.responses, google.vertex.chat,
 // …), as AI SDK 7's @ai-sdk/otel maps them, and the libraries' capitalised

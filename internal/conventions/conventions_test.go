@@ -163,3 +163,27 @@ func TestTopLevel(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheReadUnreported: a prompt an automatic cache may have served,
+// with no cache-read count on the span, leaves the cost an upper bound.
+func TestCacheReadUnreported(t *testing.T) {
+	for _, c := range []struct {
+		provider, op string
+		input        int64
+		reported     bool
+		want         bool
+	}{
+		{"openai", "chat", 1024, false, true},
+		{"openai", "chat", 5000, false, true},
+		{"azure.ai.openai", "chat", 2000, false, true},
+		{"openai", "chat", 1024, true, false}, // a count, even 0, is known
+		{"openai", "chat", 1023, false, false},
+		{"openai", OperationEmbeddings, 5000, false, false},
+		{"anthropic", "chat", 5000, false, false}, // caches only when asked
+		{"", "chat", 5000, false, false},
+	} {
+		if got := CacheReadUnreported(c.provider, c.op, c.input, c.reported); got != c.want {
+			t.Errorf("%s %s %d reported=%v: %v, want %v", c.provider, c.op, c.input, c.reported, got, c.want)
+		}
+	}
+}

@@ -92,12 +92,19 @@ func compile() *compiled {
 	t.op, t.system = id(OperationName), id(System)
 	t.model = [2]uint16{id(RequestModel), id(ResponseModel)}
 	t.input = [2]uint16{id(UsageInput), id("gen_ai.usage.prompt_tokens")}
+	if len(t.ids) > maxKeys {
+		panic("conventions: the tables name more keys than maxKeys")
+	}
 	return t
 }
 
 // maxFound bounds the known attributes one span's reading keeps; a span
 // with more keeps the first ones.
 const maxFound = 64
+
+// maxKeys bounds the keys the tables name (compile checks it), so that a
+// reading finds a key's value by its ID without a search.
+const maxKeys = 256
 
 // Reading is what the contract reads of one span: its family and the
 // values of the keys it knows, found in one pass over the attributes.
@@ -106,7 +113,10 @@ type Reading struct {
 	n      int
 	ids    [maxFound]uint16
 	vals   [maxFound]pcommon.Value
-	json   []parsed
+	// pos[id] is 1 + the index in ids and vals of the key with that ID,
+	// 0 when the span does not carry it.
+	pos  [maxKeys]uint8
+	json []parsed
 }
 
 type parsed struct {
@@ -124,11 +134,16 @@ func Read(scope string, attrs pcommon.Map) *Reading {
 
 // Reset makes r the reading of another span, reusing its storage.
 func (r *Reading) Reset(scope string, attrs pcommon.Map) {
+	for _, id := range r.ids[:r.n] {
+		r.pos[id] = 0
+	}
 	r.family, r.n, r.json = -1, 0, r.json[:0]
 	for k, v := range attrs.All() {
-		if i, ok := table.ids[k]; ok && r.n < maxFound {
+		// A key sent twice counts once, as first sent.
+		if i, ok := table.ids[k]; ok && r.n < maxFound && r.pos[i] == 0 {
 			r.ids[r.n], r.vals[r.n] = i, v
 			r.n++
+			r.pos[i] = uint8(r.n)
 		}
 	}
 	for f, fam := range Families {
@@ -157,10 +172,8 @@ func (r *Reading) Family() *Family {
 }
 
 func (r *Reading) get(id uint16) (pcommon.Value, bool) {
-	for i := 0; i < r.n; i++ {
-		if r.ids[i] == id {
-			return r.vals[i], true
-		}
+	if i := r.pos[id]; i > 0 {
+		return r.vals[i-1], true
 	}
 	return pcommon.Value{}, false
 }
@@ -269,7 +282,9 @@ func (r *Reading) Lookup(c Column) (found Found, ok bool, bad string) {
 			streamed = v.Type() == pcommon.ValueTypeBool && v.Bool() || v.Type() == pcommon.ValueTypeStr && v.Str() == "true"
 		}
 	}
-	for _, key := range table.columns[r.family][c] {
+	keys := table.columns[r.family][c]
+	for i := range keys {
+		key := &keys[i]
 		v, ok := r.get(key.id)
 		if !ok || key.NotStreamed && streamed {
 			continue

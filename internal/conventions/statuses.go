@@ -28,8 +28,13 @@ const (
 	// CostUncertainReasoning: likewise for reasoning tokens and the output
 	// count.
 	CostUncertainReasoning CostStatus = "uncertain_reasoning_tokens"
+	// CostUnreportedCacheRead: the provider caches prompts of this size
+	// without being asked (AutomaticCaches) and the span reports no
+	// cache-read count, so the bill may hold cache reads at their lower
+	// rate; the cost priced as plain input is only an upper bound.
+	CostUnreportedCacheRead CostStatus = "unreported_cache_read"
 )
 
 // CostStatuses are every cost status, for metrics labels and filters.
 var CostStatuses = []CostStatus{CostOK, CostUnknownModel, CostMissingUsage, CostInvalidUsage,
-	CostUnpricedCacheRead, CostUnpricedCacheWrite, CostUncertainCache, CostUncertainReasoning}
+	CostUnpricedCacheRead, CostUnpricedCacheWrite, CostUncertainCache, CostUncertainReasoning, CostUnreportedCacheRead}

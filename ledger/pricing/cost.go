@@ -32,7 +32,7 @@ const (
 
 // OperationEmbeddings is the gen_ai.operation.name of embedding calls, which
 // report no output tokens.
-const OperationEmbeddings = "embeddings"
+const OperationEmbeddings = conventions.OperationEmbeddings
 
 // Cost is the price of one call. USD is nil unless Status is StatusOK:
 // an unknown cost is stored as NULL and shown as "—", never as $0.
