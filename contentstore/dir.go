@@ -7,7 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // dirBackend stores objects as files under a root directory:
@@ -18,6 +21,9 @@ import (
 type dirBackend struct {
 	root, tmp string
 	fsync     bool
+	// durableDirs holds the object directories whose parents this
+	// process has synced.
+	durableDirs sync.Map
 }
 
 const holdSuffix = ".hold"
@@ -45,11 +51,65 @@ func (d *dirBackend) path(key string) string {
 	return filepath.Join(d.root, parts[0], parts[1], digest[:2], digest)
 }
 
-func (d *dirBackend) put(_ context.Context, key string, data []byte) error {
-	p := d.path(key)
+// putBatch is a group commit: every new object is written to a temporary
+// file and synced, then linked into place; then every directory the batch
+// touched is synced once. Link, unlike rename, never replaces an object
+// that is already there. Files and directories are synced by several
+// workers at once, so that the filesystem commits them together.
+func (d *dirBackend) putBatch(_ context.Context, objs []*batchObject) {
+	parallel(len(objs), func(i int) {
+		if !objs[i].exists {
+			objs[i].created, objs[i].err = d.write(d.path(objs[i].key), objs[i].data)
+		}
+	})
+	if !d.fsync {
+		return
+	}
+	dirs := map[string][]*batchObject{}
+	var leaves []string
+	for _, o := range objs {
+		if o.err != nil {
+			continue
+		}
+		dir := filepath.Dir(d.path(o.key))
+		dirs[dir] = append(dirs[dir], o)
+		// A directory is durable only once its parents are. Whichever
+		// batch made it, the first batch of this process to use it syncs
+		// them, so none returns before they are.
+		if _, ok := d.durableDirs.Load(dir); !ok {
+			leaves = append(leaves, dir)
+			for p := dir; p != d.root; {
+				p = filepath.Dir(p)
+				dirs[p] = append(dirs[p], o)
+			}
+		}
+	}
+	list := make([]string, 0, len(dirs))
+	for dir := range dirs {
+		list = append(list, dir)
+	}
+	errs := make([]error, len(list))
+	parallel(len(list), func(i int) { errs[i] = syncDir(list[i]) })
+	for i, err := range errs {
+		for _, o := range dirs[list[i]] {
+			if err != nil && o.err == nil {
+				o.err = err
+			}
+		}
+	}
+	if !slices.ContainsFunc(errs, func(err error) bool { return err != nil }) {
+		for _, dir := range leaves {
+			d.durableDirs.Store(dir, struct{}{})
+		}
+	}
+}
+
+// write writes one object's file and links it at p. created is false when
+// an object was already there.
+func (d *dirBackend) write(p string, data []byte) (created bool, err error) {
 	f, err := os.CreateTemp(d.tmp, "put-*")
 	if err != nil {
-		return fmt.Errorf("contentstore: write object: %w", err)
+		return false, fmt.Errorf("contentstore: write object: %w", err)
 	}
 	defer func() { _ = os.Remove(f.Name()) }()
 	_, err = f.Write(data)
@@ -63,22 +123,43 @@ func (d *dirBackend) put(_ context.Context, key string, data []byte) error {
 		err = os.Chmod(f.Name(), 0o400)
 	}
 	if err != nil {
-		return fmt.Errorf("contentstore: write object: %w", err)
+		return false, fmt.Errorf("contentstore: write object: %w", err)
 	}
-	// Link, unlike rename, never replaces an object that is already there.
 	err = os.Link(f.Name(), p)
 	if errors.Is(err, fs.ErrNotExist) { // first object of its directory
 		if err = os.MkdirAll(filepath.Dir(p), 0o700); err == nil {
 			err = os.Link(f.Name(), p)
 		}
 	}
-	if err != nil && !errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("contentstore: write object: %w", err)
+	if errors.Is(err, fs.ErrExist) {
+		return false, nil
 	}
-	if d.fsync {
-		return syncDir(filepath.Dir(p))
+	if err != nil {
+		return false, fmt.Errorf("contentstore: write object: %w", err)
 	}
-	return nil
+	return true, nil
+}
+
+// batchWorkers bounds the writes, syncs and S3 requests of one batch that
+// run at once.
+const batchWorkers = 16
+
+// parallel runs fn for 0..n-1 on at most batchWorkers goroutines.
+func parallel(n int, fn func(i int)) {
+	if n == 1 {
+		fn(0)
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(batchWorkers, n) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func syncDir(dir string) error {
