@@ -131,7 +131,7 @@ func (s *s3Backend) name(key string) string { return s.cfg.Prefix + key }
 // putBatch puts the new objects, at most batchWorkers at once; the server
 // has made each durable when it answers.
 func (s *s3Backend) putBatch(ctx context.Context, objs []*batchObject) {
-	parallel(len(objs), func(i int) {
+	parallel(len(objs), batchWorkers, func(i int) {
 		o := objs[i]
 		if o.exists {
 			return
