@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -171,3 +172,34 @@ func TestPutBatchFailsPerObject(t *testing.T) {
 		t.Fatalf("%d temporary files left behind", len(tmp))
 	}
 }
+
+// A crash between linking an object and syncing it can leave it short or
+// empty under its name; no reference to it was handed out, and storing the
+// content again repairs it rather than trusting the name.
+func TestPutBatchRepairsObjectLeftByACrash(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "content")
+	st := mustOpen(t, dirConfig(root, defaultLimits))
+	first := st.PutBatch(ctx, []PutObject{{"acme", "input.messages", batchMessage(1)}})[0]
+	if first.Err != nil {
+		t.Fatal(first.Err)
+	}
+	ref := first.Ref
+	p := filepath.Join(root, "acme", "input.messages", ref.Digest[:2], ref.Digest)
+	for _, leftover := range [][]byte{nil, Canonicalize(batchMessage(1))[:10], bytesOf('x', int(first.Size))} {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, leftover, 0o400); err != nil {
+			t.Fatal(err)
+		}
+		again := st.PutBatch(ctx, []PutObject{{"acme", "input.messages", batchMessage(1)}})[0]
+		if again.Err != nil || again.Ref != ref {
+			t.Fatalf("leftover of %d bytes: %+v", len(leftover), again)
+		}
+		if got, err := st.Get(ctx, ref); err != nil || string(got) != string(Canonicalize(batchMessage(1))) {
+			t.Fatalf("leftover of %d bytes not repaired: %q %v", len(leftover), got, err)
+		}
+	}
+}
+
+func bytesOf(c byte, n int) []byte { return []byte(strings.Repeat(string(c), n)) }

@@ -394,6 +394,10 @@ func (s *store) settle(p *pendingPut) {
 		s.add(p.tenant, -p.res.Size)
 	}
 	if p.err == nil {
+		if p.obj.created && !p.reserved {
+			// It replaced a broken object that a crash left.
+			s.add(p.tenant, p.res.Size)
+		}
 		s.accept(p.res.Size)
 		p.res.Created = p.obj.created
 	}
