@@ -33,6 +33,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/docketlabs/docket/bench/internal/procstat"
 	"github.com/docketlabs/docket/internal/conventions"
 )
 
@@ -91,8 +92,13 @@ func run(bin string, rates []int, step time.Duration, batch int) error {
 	fmt.Printf("batch %d calls per request, steps of %s, content on\n", batch, step)
 	knee := 0
 	for _, rate := range rates {
+		cpu0 := procstat.CPU(cmd.Process.Pid)
 		p50, p95, failed, sent := stepAt(client, &seq, rate, step, batch)
-		fmt.Printf("%5d calls/s  requests %d  failed %d  ack p50 %s  p95 %s\n", rate, sent, failed, p50.Round(time.Millisecond), p95.Round(time.Millisecond))
+		// The collector's CPU per call tells its cost apart from how much
+		// CPU a shared machine left it.
+		cpu := (procstat.CPU(cmd.Process.Pid) - cpu0) / time.Duration(sent*batch)
+		fmt.Printf("%5d calls/s  requests %d  failed %d  ack p50 %s  p95 %s  collector CPU %s/call\n", rate, sent, failed,
+			p50.Round(time.Millisecond), p95.Round(time.Millisecond), cpu.Round(time.Microsecond))
 		if p95 > kneeLatency || failed > 0 {
 			knee = rate
 			break
