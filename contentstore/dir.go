@@ -267,7 +267,9 @@ func (d *dirBackend) place(p string, o *batchObject) (f *os.File, created bool, 
 	}
 	if errors.Is(err, fs.ErrExist) {
 		// Left by a crash, or stored since the store looked: kept if it
-		// holds the content, else replaced.
+		// holds the content, else replaced. Only the content of its own
+		// address replaces it, so this repairs, never rewrites, an object
+		// (a legal hold, a marker file beside it, stays).
 		var old *os.File
 		if old, err = verify(p, o.data); old != nil || err != nil {
 			_ = f.Close()
@@ -306,8 +308,8 @@ func verify(p string, data []byte) (*os.File, error) {
 	return nil, nil
 }
 
-// batchWorkers bounds the writes, syncs and S3 requests of one batch that
-// run at once.
+// batchWorkers bounds the syncs of one round and the S3 requests of one
+// batch that run at once.
 const batchWorkers = 16
 
 // parallel runs fn for 0..n-1 on at most workers goroutines.
