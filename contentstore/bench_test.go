@@ -87,9 +87,9 @@ func BenchmarkPutDirectoryConcurrent(b *testing.B) {
 
 // BenchmarkPutBatch compares, in one run, the two ways to store a request's
 // 20 new 2 KiB objects in a durable (fsync) directory store: 8 goroutines
-// calling Put (each object its own file sync and directory sync, the
-// processor's path before PutBatch), and one PutBatch (a group commit);
-// with one request at a time and with 16 at once.
+// calling Put, each object a batch of its own (how the processor called
+// the store before PutBatch), and one PutBatch; with one request at a time
+// and with 16 at once. Concurrent calls share sync rounds either way.
 func BenchmarkPutBatch(b *testing.B) {
 	const objects, putWorkers = 20, 8
 	for _, requests := range []int{1, 16} {
