@@ -1,13 +1,22 @@
 package contentstore
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // dirBackend stores objects as files under a root directory:
@@ -18,6 +27,11 @@ import (
 type dirBackend struct {
 	root, tmp string
 	fsync     bool
+	seq       atomic.Int64 // names temporary files
+	syncer    *syncer
+	// durableDirs holds the object directories whose parents this
+	// process has synced.
+	durableDirs sync.Map
 }
 
 const holdSuffix = ".hold"
@@ -36,7 +50,7 @@ func openDir(path string, fsync bool) (*dirBackend, error) {
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return nil, fmt.Errorf("contentstore: create directory: %w", err)
 	}
-	return &dirBackend{root: root, tmp: tmp, fsync: fsync}, nil
+	return &dirBackend{root: root, tmp: tmp, fsync: fsync, syncer: newSyncer()}, nil
 }
 
 func (d *dirBackend) path(key string) string {
@@ -45,40 +59,275 @@ func (d *dirBackend) path(key string) string {
 	return filepath.Join(d.root, parts[0], parts[1], digest[:2], digest)
 }
 
-func (d *dirBackend) put(_ context.Context, key string, data []byte) error {
-	p := d.path(key)
-	f, err := os.CreateTemp(d.tmp, "put-*")
-	if err != nil {
-		return fmt.Errorf("contentstore: write object: %w", err)
+// putBatch is a group commit in one sync round. Each new object is
+// written to a temporary file and linked into place (link, unlike rename,
+// never replaces an object already there); then, all at once, every file is
+// synced and every directory the batch touched is synced once, so that the
+// filesystem commits them together. Until the round ends an object may be
+// linked but not durable, and a crash can leave it short or empty; no
+// reference to it was handed out, since its batch never returned, and an
+// object found already there is checked against the content before it is
+// trusted, and synced again in case whoever linked it died first.
+func (d *dirBackend) putBatch(_ context.Context, objs []*batchObject) {
+	for len(objs) > 0 {
+		n := min(len(objs), maxOpenFiles)
+		d.commit(objs[:n])
+		objs = objs[n:]
 	}
-	defer func() { _ = os.Remove(f.Name()) }()
-	_, err = f.Write(data)
-	if err == nil && d.fsync {
-		err = f.Sync()
+}
+
+// maxOpenFiles bounds the files one commit keeps open until they are
+// synced.
+const maxOpenFiles = 256
+
+func (d *dirBackend) commit(objs []*batchObject) {
+	files := make([]*os.File, len(objs))
+	// Writing is CPU work (no sync yet): more writers than CPUs would only
+	// contend for the directories' locks.
+	parallel(len(objs), runtime.GOMAXPROCS(0), func(i int) {
+		files[i], objs[i].created, objs[i].err = d.place(d.path(objs[i].key), objs[i])
+	})
+	defer func() {
+		for _, f := range files {
+			if f != nil {
+				_ = f.Close()
+			}
+		}
+	}()
+	if !d.fsync {
+		return
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o400)
-	}
-	if err != nil {
-		return fmt.Errorf("contentstore: write object: %w", err)
-	}
-	// Link, unlike rename, never replaces an object that is already there.
-	err = os.Link(f.Name(), p)
-	if errors.Is(err, fs.ErrNotExist) { // first object of its directory
-		if err = os.MkdirAll(filepath.Dir(p), 0o700); err == nil {
-			err = os.Link(f.Name(), p)
+	job := &syncJob{files: files, fileErrs: make([]error, len(files)), dirs: map[string]error{}}
+	objDirs := make([][]string, len(objs))
+	var leaves []string
+	for i, o := range objs {
+		if o.err != nil {
+			continue
+		}
+		dir := filepath.Dir(d.path(o.key))
+		objDirs[i] = append(objDirs[i], dir)
+		// A directory is durable only once its parents are. Whichever
+		// batch made it, the first batch of this process to use it syncs
+		// them, so none returns before they are.
+		if _, ok := d.durableDirs.Load(dir); !ok {
+			leaves = append(leaves, dir)
+			for p := dir; p != d.root; {
+				p = filepath.Dir(p)
+				objDirs[i] = append(objDirs[i], p)
+			}
+		}
+		for _, dir := range objDirs[i] {
+			job.dirs[dir] = nil
 		}
 	}
-	if err != nil && !errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("contentstore: write object: %w", err)
+	d.syncer.sync(job)
+	for i, o := range objs {
+		o.err = cmp.Or(o.err, job.fileErrs[i])
+		for _, dir := range objDirs[i] {
+			o.err = cmp.Or(o.err, job.dirs[dir])
+		}
+		if o.err != nil && o.created {
+			// Not durable: not an object, and not counted.
+			_ = os.Remove(d.path(o.key))
+			o.created = false
+		}
 	}
-	if d.fsync {
-		return syncDir(filepath.Dir(p))
+	for _, dir := range leaves {
+		if d.parentsSynced(dir, job.dirs) {
+			d.durableDirs.Store(dir, struct{}{})
+		}
 	}
-	return nil
+}
+
+// parentsSynced reports whether dir and each of its parents up to the root
+// were synced without error.
+func (d *dirBackend) parentsSynced(dir string, errs map[string]error) bool {
+	for p := dir; ; p = filepath.Dir(p) {
+		if errs[p] != nil {
+			return false
+		}
+		if p == d.root {
+			return true
+		}
+	}
+}
+
+// syncJob is what one commit needs synced: its files and directories,
+// with the error of each once synced.
+type syncJob struct {
+	files    []*os.File // nil entries are skipped
+	fileErrs []error
+	dirs     map[string]error
+
+	done bool
+}
+
+// syncer is the group commit of a directory store: the commits of
+// concurrent batches wait while a sync round runs, then the next round
+// syncs all of them at once, each directory once however many batches
+// touched it. Whoever is waiting when a round ends runs the next, so no
+// batch runs rounds for others longer than until its own is done.
+type syncer struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	queue   []*syncJob
+	running bool
+}
+
+func newSyncer() *syncer {
+	s := &syncer{}
+	s.cond = sync.NewCond(&s.mu)
+	return s
+}
+
+func (s *syncer) sync(job *syncJob) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue = append(s.queue, job)
+	for !job.done {
+		if s.running {
+			s.cond.Wait()
+			continue
+		}
+		s.running = true
+		jobs := s.queue
+		s.queue = nil
+		s.mu.Unlock()
+		syncRound(jobs)
+		s.mu.Lock()
+		for _, j := range jobs {
+			j.done = true
+		}
+		s.running = false
+		s.cond.Broadcast()
+	}
+}
+
+// syncRound syncs the files and directories of jobs, several at once, so
+// that the filesystem commits them together.
+func syncRound(jobs []*syncJob) {
+	type fileRef struct{ job, i int }
+	var files []fileRef
+	dirErrs := map[string]error{}
+	for j, job := range jobs {
+		for i, f := range job.files {
+			if f != nil {
+				files = append(files, fileRef{j, i})
+			}
+		}
+		for dir := range job.dirs {
+			dirErrs[dir] = nil
+		}
+	}
+	dirs := slices.Collect(maps.Keys(dirErrs))
+	errs := make([]error, len(files)+len(dirs))
+	parallel(len(errs), batchWorkers, func(i int) {
+		if i >= len(files) {
+			errs[i] = syncDir(dirs[i-len(files)])
+			return
+		}
+		if err := jobs[files[i].job].files[files[i].i].Sync(); err != nil {
+			errs[i] = fmt.Errorf("contentstore: write object: %w", err)
+		}
+	})
+	for i, f := range files {
+		jobs[f.job].fileErrs[f.i] = errs[i]
+	}
+	for i, dir := range dirs {
+		dirErrs[dir] = errs[len(files)+i]
+	}
+	for _, job := range jobs {
+		for dir := range job.dirs {
+			job.dirs[dir] = dirErrs[dir]
+		}
+	}
+}
+
+// place puts one object's file at p, unless the object there holds the
+// content already, and returns the file, open, to be synced.
+func (d *dirBackend) place(p string, o *batchObject) (f *os.File, created bool, err error) {
+	if o.exists {
+		if f, err = verify(p, o.data); f != nil || err != nil {
+			return f, false, err
+		}
+	}
+	tmp := filepath.Join(d.tmp, "put-"+strconv.FormatInt(d.seq.Add(1), 10))
+	f, err = os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o400)
+	if err != nil {
+		return nil, false, fmt.Errorf("contentstore: write object: %w", err)
+	}
+	defer func() { _ = os.Remove(tmp) }()
+	if _, err = f.Write(o.data); err == nil {
+		err = os.Link(tmp, p)
+		if errors.Is(err, fs.ErrNotExist) { // first object of its directory
+			if err = os.MkdirAll(filepath.Dir(p), 0o700); err == nil {
+				err = os.Link(tmp, p)
+			}
+		}
+	}
+	if errors.Is(err, fs.ErrExist) {
+		// Left by a crash, or stored since the store looked: kept if it
+		// holds the content, else replaced. Only the content of its own
+		// address replaces it, so this repairs, never rewrites, an object
+		// (a legal hold, a marker file beside it, stays).
+		var old *os.File
+		if old, err = verify(p, o.data); old != nil || err != nil {
+			_ = f.Close()
+			return old, false, err
+		}
+		err = os.Rename(tmp, p)
+	}
+	if err != nil {
+		_ = f.Close()
+		return nil, false, fmt.Errorf("contentstore: write object: %w", err)
+	}
+	return f, true, nil
+}
+
+// verify opens the object at p if it holds exactly data; nil if it does
+// not or is gone.
+func verify(p string, data []byte) (*os.File, error) {
+	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("contentstore: read object: %w", err)
+	}
+	fi, err := f.Stat()
+	if err == nil && fi.Size() == int64(len(data)) {
+		got := make([]byte, len(data))
+		if _, err = io.ReadFull(f, got); err == nil && bytes.Equal(got, data) {
+			return f, nil
+		}
+	}
+	_ = f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("contentstore: read object: %w", err)
+	}
+	return nil, nil
+}
+
+// batchWorkers bounds the syncs of one round and the S3 requests of one
+// batch that run at once.
+const batchWorkers = 16
+
+// parallel runs fn for 0..n-1 on at most workers goroutines.
+func parallel(n, workers int, fn func(i int)) {
+	if n == 1 {
+		fn(0)
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func syncDir(dir string) error {

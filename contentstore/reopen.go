@@ -93,6 +93,18 @@ func (r *reopening) Put(ctx context.Context, tenant, kind string, content []byte
 	return st.Put(ctx, tenant, kind, content)
 }
 
+func (r *reopening) PutBatch(ctx context.Context, objects []PutObject) []PutOutcome {
+	st, err := r.get(ctx)
+	if err != nil {
+		out := make([]PutOutcome, len(objects))
+		for i := range out {
+			out[i].Err = err
+		}
+		return out
+	}
+	return st.PutBatch(ctx, objects)
+}
+
 func (r *reopening) Get(ctx context.Context, ref Ref) ([]byte, error) {
 	st, err := r.get(ctx)
 	if err != nil {

@@ -128,11 +128,20 @@ func (s *s3Backend) classify(ctx context.Context, err error) error {
 
 func (s *s3Backend) name(key string) string { return s.cfg.Prefix + key }
 
-func (s *s3Backend) put(ctx context.Context, key string, data []byte) error {
-	return s.do(ctx, func(ctx context.Context) error {
-		_, err := s.client.PutObject(ctx, s.cfg.Bucket, s.name(key), bytes.NewReader(data), int64(len(data)),
-			minio.PutObjectOptions{ContentType: "application/octet-stream", DisableMultipart: true, SendContentMd5: true})
-		return err
+// putBatch puts the new objects, at most batchWorkers at once; the server
+// has made each durable when it answers.
+func (s *s3Backend) putBatch(ctx context.Context, objs []*batchObject) {
+	parallel(len(objs), batchWorkers, func(i int) {
+		o := objs[i]
+		if o.exists {
+			return
+		}
+		o.err = s.do(ctx, func(ctx context.Context) error {
+			_, err := s.client.PutObject(ctx, s.cfg.Bucket, s.name(o.key), bytes.NewReader(o.data), int64(len(o.data)),
+				minio.PutObjectOptions{ContentType: "application/octet-stream", DisableMultipart: true, SendContentMd5: true})
+			return err
+		})
+		o.created = o.err == nil
 	})
 }
 

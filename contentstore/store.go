@@ -32,6 +32,13 @@ type Store interface {
 	// the same reference. Fails with ErrTooLarge, ErrQuotaExceeded,
 	// ErrUnavailable, ErrInvalidTenant or ErrInvalidKind.
 	Put(ctx context.Context, tenant, kind string, content []byte) (PutResult, error)
+	// PutBatch stores several objects as one group commit: every object is
+	// durable when it returns (on a directory store: each file synced, then
+	// each directory touched synced once), never before, so a caller that
+	// writes references only after it returns never hands out one to an
+	// object a crash could lose. Each object has its own outcome, with the
+	// errors of Put; one failing does not fail the others.
+	PutBatch(ctx context.Context, objects []PutObject) []PutOutcome
 	// Get returns the stored (canonical) content after checking that it
 	// still matches its address (ErrIntegrity otherwise).
 	Get(ctx context.Context, ref Ref) ([]byte, error)
@@ -68,6 +75,19 @@ type PutResult struct {
 	Size int64
 	// Created is false when the object was already stored.
 	Created bool
+}
+
+// PutObject is one object of a PutBatch.
+type PutObject struct {
+	Tenant, Kind string
+	Content      []byte
+}
+
+// PutOutcome is what became of one object of a PutBatch: a result, or the
+// error Put would have returned.
+type PutOutcome struct {
+	PutResult
+	Err error
 }
 
 // ObjectInfo describes a stored object.
@@ -125,8 +145,10 @@ const maxReadBytes = 1 << 30
 // backend is raw, immutable object storage by key. Keys are
 // <escaped tenant>/<kind>/<digest>.
 type backend interface {
-	// put writes a new object; an existing object of the key is kept.
-	put(ctx context.Context, key string, data []byte) error
+	// putBatch writes the objects that do not exist yet and makes all of
+	// them durable, setting each one's created and err. An existing object
+	// of a key is kept (created false).
+	putBatch(ctx context.Context, objs []*batchObject)
 	get(ctx context.Context, key string) ([]byte, error)
 	stat(ctx context.Context, key string) (objectStat, error)
 	// remove deletes every version of the object and returns the bytes
@@ -140,6 +162,19 @@ type backend interface {
 	// may not be one of ours) and size.
 	usage(ctx context.Context, fn func(key string, size int64)) error
 	close() error
+}
+
+// batchObject is one object of a backend's putBatch.
+type batchObject struct {
+	key  string
+	data []byte
+	// exists: the store found the object already there; it is not
+	// written, but a directory store still syncs its directory, since
+	// another batch may have linked it without having synced yet.
+	exists bool
+
+	created bool
+	err     error
 }
 
 type objectStat struct {
@@ -159,6 +194,12 @@ type store struct {
 	// same content is counted once and Delete cannot race SetLegalHold.
 	locks [256]sync.Mutex
 	seed  maphash.Seed
+	// inflight holds the keys a batch is writing, each closed when that
+	// write ends; another batch with the same content waits for it rather
+	// than writing it again. The locks are not held while writing, so
+	// batches never wait for each other's I/O otherwise.
+	flightMu sync.Mutex
+	inflight map[string]chan struct{}
 
 	usageMu    sync.Mutex // held while the initial usage is counted
 	mu         sync.Mutex
@@ -170,7 +211,7 @@ type store struct {
 }
 
 func newStore(b backend, secret []byte, limits Limits, logger *zap.Logger) *store {
-	return &store{b: b, keyer: newKeyer(secret), limits: limits, logger: logger, seed: maphash.MakeSeed(), tenantUsed: map[string]int64{}}
+	return &store{b: b, keyer: newKeyer(secret), limits: limits, logger: logger, seed: maphash.MakeSeed(), tenantUsed: map[string]int64{}, inflight: map[string]chan struct{}{}}
 }
 
 func (s *store) lock(key string) *sync.Mutex {
@@ -178,50 +219,188 @@ func (s *store) lock(key string) *sync.Mutex {
 }
 
 func (s *store) Put(ctx context.Context, tenant, kind string, content []byte) (PutResult, error) {
+	out := s.PutBatch(ctx, []PutObject{{Tenant: tenant, Kind: kind, Content: content}})
+	return out[0].PutResult, out[0].Err
+}
+
+// pendingPut is one distinct key of a PutBatch.
+type pendingPut struct {
+	obj      batchObject
+	tenant   string
+	res      PutResult
+	reserved bool
+	// done is closed when this batch's write of the key has ended; after
+	// is another batch's, which was writing the key when this one looked.
+	done, after chan struct{}
+	err         error
+}
+
+func (s *store) PutBatch(ctx context.Context, objects []PutObject) []PutOutcome {
+	out := make([]PutOutcome, len(objects))
+	fail := func(err error) []PutOutcome {
+		for i := range out {
+			out[i].Err = err
+		}
+		return out
+	}
 	if err := s.check(); err != nil {
-		return PutResult{}, err
+		return fail(err)
 	}
-	if err := ValidateTenant(tenant); err != nil {
-		return PutResult{}, err
-	}
-	if err := ValidateKind(kind); err != nil {
-		return PutResult{}, err
-	}
-	if int64(len(content)) > s.limits.MaxObjectBytes {
-		return PutResult{}, ErrTooLarge
-	}
-	canonical := Canonicalize(content)
-	ref := Ref{Tenant: tenant, Kind: kind, Digest: s.keyer.digest(tenant, kind, canonical)}
-	res := PutResult{Ref: ref, Size: int64(len(canonical))}
 	if err := s.countUsage(ctx); err != nil {
-		return PutResult{}, err
+		return fail(err)
 	}
-	key := ref.key()
-	l := s.lock(key)
+	// The same content twice in one batch is one object: the later copies
+	// share the first one's outcome.
+	byKey := map[string]*pendingPut{}
+	of := make([]*pendingPut, len(objects))
+	var pending []*pendingPut
+	for i, o := range objects {
+		res, canonical, err := s.address(o)
+		if err != nil {
+			out[i].Err = err
+			continue
+		}
+		key := res.Ref.key()
+		if p, ok := byKey[key]; ok {
+			of[i] = p
+			continue
+		}
+		p := &pendingPut{obj: batchObject{key: key, data: canonical}, tenant: o.Tenant, res: res}
+		byKey[key], of[i] = p, p
+		pending = append(pending, p)
+	}
+	var write []*batchObject
+	for _, p := range pending {
+		if p.err = s.admit(ctx, p); p.err == nil && p.after == nil {
+			write = append(write, &p.obj)
+		}
+	}
+	if len(write) > 0 {
+		s.b.putBatch(ctx, write)
+	}
+	for _, p := range pending {
+		s.settle(p)
+	}
+	// Only now, with this batch's own writes ended, wait for the other
+	// batches': two batches waiting for each other first would never end.
+	for _, p := range pending {
+		if p.after != nil && p.err == nil {
+			p.err = s.follow(ctx, p)
+		}
+	}
+	seen := map[*pendingPut]bool{}
+	for i, p := range of {
+		if p == nil {
+			continue
+		}
+		out[i] = PutOutcome{PutResult: p.res, Err: p.err}
+		if seen[p] {
+			// A later copy is accepted like content already stored.
+			out[i].Created = false
+			if p.err == nil {
+				s.accept(p.res.Size)
+			}
+		}
+		seen[p] = true
+	}
+	return out
+}
+
+// address validates an object and computes its canonical form and
+// reference.
+func (s *store) address(o PutObject) (PutResult, []byte, error) {
+	if err := ValidateTenant(o.Tenant); err != nil {
+		return PutResult{}, nil, err
+	}
+	if err := ValidateKind(o.Kind); err != nil {
+		return PutResult{}, nil, err
+	}
+	if int64(len(o.Content)) > s.limits.MaxObjectBytes {
+		return PutResult{}, nil, ErrTooLarge
+	}
+	canonical := Canonicalize(o.Content)
+	ref := Ref{Tenant: o.Tenant, Kind: o.Kind, Digest: s.keyer.digest(o.Tenant, o.Kind, canonical)}
+	return PutResult{Ref: ref, Size: int64(len(canonical))}, canonical, nil
+}
+
+// admit asks the quota, looks for the object and reserves the bytes of a
+// new one, unless another batch is writing it. The key's lock is held only
+// for this, not for the write.
+func (s *store) admit(ctx context.Context, p *pendingPut) error {
+	l := s.lock(p.obj.key)
 	l.Lock()
 	defer l.Unlock()
+	s.flightMu.Lock()
+	p.after = s.inflight[p.obj.key]
+	s.flightMu.Unlock()
 	// The quota is asked before the store looks for the object: content
 	// already stored is refused exactly when new content would be, so the
 	// answer does not tell the two apart.
-	if !s.fits(tenant, res.Size) {
-		return PutResult{}, ErrQuotaExceeded
+	if !s.fits(p.tenant, p.res.Size) {
+		return ErrQuotaExceeded
 	}
-	if _, err := s.b.stat(ctx, key); err == nil {
-		s.accept(res.Size)
-		return res, nil
+	if _, err := s.b.stat(ctx, p.obj.key); err == nil {
+		p.obj.exists = true
+		return nil
 	} else if !errors.Is(err, ErrNotFound) {
-		return PutResult{}, err
+		return err
 	}
-	if err := s.reserve(tenant, res.Size); err != nil {
-		return PutResult{}, err
+	if p.after != nil {
+		return nil
 	}
-	if err := s.b.put(ctx, key, canonical); err != nil {
-		s.add(tenant, -res.Size)
-		return PutResult{}, err
+	if err := s.reserve(p.tenant, p.res.Size); err != nil {
+		return err
 	}
-	s.accept(res.Size)
-	res.Created = true
-	return res, nil
+	p.reserved = true
+	p.done = make(chan struct{})
+	s.flightMu.Lock()
+	s.inflight[p.obj.key] = p.done
+	s.flightMu.Unlock()
+	return nil
+}
+
+// follow waits for the batch that was writing a key when this one looked
+// and takes its result: an object there, durable since that batch has
+// ended.
+func (s *store) follow(ctx context.Context, p *pendingPut) error {
+	select {
+	case <-p.after:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if _, err := s.b.stat(ctx, p.obj.key); err != nil {
+		return fmt.Errorf("contentstore: a concurrent write of the object failed: %w", err)
+	}
+	s.accept(p.res.Size)
+	return nil
+}
+
+// settle takes the backend's verdict: reserved bytes of an object that was
+// not created (it failed, or it was there after all) are refunded.
+func (s *store) settle(p *pendingPut) {
+	if p.done != nil {
+		s.flightMu.Lock()
+		delete(s.inflight, p.obj.key)
+		s.flightMu.Unlock()
+		close(p.done)
+	}
+	if p.after != nil {
+		return
+	}
+	if p.err == nil {
+		p.err = p.obj.err
+	}
+	if p.reserved && (p.err != nil || !p.obj.created) {
+		s.add(p.tenant, -p.res.Size)
+	}
+	if p.err == nil {
+		if p.obj.created && !p.reserved {
+			// It replaced a broken object that a crash left.
+			s.add(p.tenant, p.res.Size)
+		}
+		s.accept(p.res.Size)
+		p.res.Created = p.obj.created
+	}
 }
 
 func (s *store) fits(tenant string, size int64) bool {

@@ -40,6 +40,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/docketlabs/docket/bench/internal/procstat"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/chdbengine"
 )
@@ -307,9 +308,9 @@ func appRound(o options, dir, provURL string, col *collector, tracing bool, tick
 	if err := waitTCP(addr, 30*time.Second); err != nil {
 		return round{}, err
 	}
-	cpu0 := procCPU(cmd.Process.Pid)
+	cpu0 := procstat.CPU(cmd.Process.Pid)
 	res := drive(o, "http://"+addr+"/ask", tick)
-	res.cpu = procCPU(cmd.Process.Pid) - cpu0
+	res.cpu = procstat.CPU(cmd.Process.Pid) - cpu0
 	res.peakRSSKiB = peakRSS(cmd.Process.Pid)
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	_ = cmd.Wait()
@@ -367,27 +368,6 @@ func drive(o options, url string, tick func(time.Duration)) round {
 		res.p50, res.p99 = oks[len(oks)/2], oks[min(len(oks)-1, len(oks)*99/100)]
 	}
 	return res
-}
-
-// clockTicks is the kernel's USER_HZ, the unit of /proc/PID/stat times
-// (100 on every Linux architecture Go supports).
-const clockTicks = 100
-
-// procCPU is the process's user and system CPU time so far.
-func procCPU(pid int) time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// Fields after the command name, which may hold spaces: state is
-	// field 3, utime 14 and stime 15.
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	if len(f) < 13 {
-		return 0
-	}
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(u+st) * time.Second / clockTicks
 }
 
 // peakRSS is the process's high-water resident memory.

@@ -33,6 +33,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/docketlabs/docket/bench/internal/procstat"
 	"github.com/docketlabs/docket/internal/conventions"
 )
 
@@ -42,6 +43,7 @@ const kneeLatency = time.Second
 func main() {
 	rates := flag.String("rates", "400,800,1200,1600,2000,2400,3200", "calls per second of each step, rising")
 	step := flag.Duration("step", 8*time.Second, "length of one step")
+	warmup := flag.Duration("warmup", 8*time.Second, "unmeasured load at the first rate before the steps")
 	batch := flag.Int("batch", 10, "call spans per OTLP request")
 	bin := flag.String("docket", "bin/docket", "docket binary")
 	flag.Parse()
@@ -54,13 +56,13 @@ func main() {
 		}
 		rs = append(rs, r)
 	}
-	if err := run(*bin, rs, *step, *batch); err != nil {
+	if err := run(*bin, rs, *step, *warmup, *batch); err != nil {
 		slog.Error("bench failed", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin string, rates []int, step time.Duration, batch int) error {
+func run(bin string, rates []int, step, warmup time.Duration, batch int) error {
 	dir, err := os.MkdirTemp("", "knee-")
 	if err != nil {
 		return err
@@ -88,11 +90,21 @@ func run(bin string, rates []int, step time.Duration, batch int) error {
 		return err
 	}
 	var seq atomic.Int64
-	fmt.Printf("batch %d calls per request, steps of %s, content on\n", batch, step)
+	fmt.Printf("batch %d calls per request, steps of %s after %s of warm-up, content on\n", batch, step, warmup)
+	// A collector just started is still opening its ledger and store:
+	// its first seconds would set the first step's p95.
+	if warmup > 0 {
+		stepAt(client, &seq, rates[0], warmup, batch)
+	}
 	knee := 0
 	for _, rate := range rates {
+		cpu0 := procstat.CPU(cmd.Process.Pid)
 		p50, p95, failed, sent := stepAt(client, &seq, rate, step, batch)
-		fmt.Printf("%5d calls/s  requests %d  failed %d  ack p50 %s  p95 %s\n", rate, sent, failed, p50.Round(time.Millisecond), p95.Round(time.Millisecond))
+		// The collector's CPU per call tells its cost apart from how much
+		// CPU a shared machine left it.
+		cpu := (procstat.CPU(cmd.Process.Pid) - cpu0) / time.Duration(sent*batch)
+		fmt.Printf("%5d calls/s  requests %d  failed %d  ack p50 %s  p95 %s  collector CPU %s/call\n", rate, sent, failed,
+			p50.Round(time.Millisecond), p95.Round(time.Millisecond), cpu.Round(time.Microsecond))
 		if p95 > kneeLatency || failed > 0 {
 			knee = rate
 			break

@@ -27,7 +27,8 @@ type Config struct {
 	// CaptureRules override Capture per tenant and/or service; the first
 	// matching rule wins.
 	CaptureRules []CaptureRule `mapstructure:"capture_rules"`
-	// WriteConcurrency is how many content items are written at once.
+	// WriteConcurrency is how many store batches (group commits) of one
+	// request are written at once, and how many items are measured at once.
 	WriteConcurrency int `mapstructure:"write_concurrency"`
 	// MaxInflightBytes bounds the content held in memory by writes in
 	// progress (a single larger item still proceeds, alone).

@@ -319,24 +319,18 @@ func (p *contentRef) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs, 
 }
 
 // run stores the batch's items (reading the telemetry concurrently, never
-// writing it), then moves the content out and the references in.
+// writing it), then moves the content out and the references in. The
+// references are written only after the store has returned, so each one
+// names an object already durable.
 func (p *contentRef) run(ctx context.Context, b *batch) {
 	p.tel.countPlanted(ctx, b.signal, b.planted)
 	p.tel.countUnknown(ctx, b.signal, b.unknown, b.dropped, b.droppedRecords)
 	if len(b.items) == 0 {
 		return
 	}
-	workers := min(p.cfg.WriteConcurrency, len(b.items))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for i := next.Add(1) - 1; i < int64(len(b.items)); i = next.Add(1) - 1 {
-				p.storeItem(ctx, b.items[i])
-			}
-		})
-	}
-	wg.Wait()
+	each(len(b.items), p.cfg.WriteConcurrency, func(i int) { p.measure(b.items[i]) })
+	groups := p.groups(b.items)
+	each(len(groups), p.cfg.WriteConcurrency, func(i int) { p.storeGroup(ctx, groups[i]) })
 	for _, it := range b.items {
 		it.apply()
 	}
@@ -349,6 +343,51 @@ func (p *contentRef) run(ctx context.Context, b *batch) {
 	}
 	p.tel.flush(ctx, b.signal, t)
 }
+
+// each runs fn for 0..n-1 on at most workers goroutines.
+func each(n, workers int, fn func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// maxGroupItems bounds the objects of one store batch.
+const maxGroupItems = 256
+
+// groups splits the items to store into store batches (group commits) of
+// at most maxGroupItems and a quarter of the in-flight budget each, so
+// that a few requests' batches fit in the budget at once.
+func (p *contentRef) groups(items []*item) [][]*item {
+	var out [][]*item
+	var cur []*item
+	var held int64
+	for _, it := range items {
+		if it.status != "" {
+			continue
+		}
+		if len(cur) > 0 && (len(cur) == maxGroupItems || held+heldBytes(it) > p.cfg.MaxInflightBytes/4) {
+			out, cur, held = append(out, cur), nil, 0
+		}
+		cur = append(cur, it)
+		held += heldBytes(it)
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// heldBytes is the memory an item takes while stored: its content as
+// built, in canonical form, and in the canonicalizer's scratch for
+// reordering.
+func heldBytes(it *item) int64 { return 3 * it.size }
 
 // content builds the item's content up to limit bytes; with limit 0 it
 // only measures.
@@ -368,32 +407,52 @@ func (it *item) content(limit int64) ([]byte, int64, bool) {
 	return attrsContent(it.attrs, func(k string) bool { return conventions.ContentIndex(k) == it.key }, limit)
 }
 
-func (p *contentRef) storeItem(ctx context.Context, it *item) {
+// measure sizes an item and sets the status of one that is not to be
+// stored.
+func (p *contentRef) measure(it *item) {
 	_, it.size, _ = it.content(0)
 	switch {
 	case !it.rec.res.capture:
 		it.status = StatusNotCaptured
-		return
 	case it.rec.res.tenantErr:
 		it.status = StatusInvalidTenant
-		return
 	case it.size > p.store.Limits().MaxObjectBytes:
 		it.status = StatusOverLimit
-		return
 	}
-	// While stored, content exists up to three times: as built, in
-	// canonical form, and in the canonicalizer's scratch for reordering.
-	held := p.budget.acquire(3 * it.size)
+}
+
+// storeGroup builds the content of a group of items and stores it as one
+// batch; each item gets its own outcome.
+func (p *contentRef) storeGroup(ctx context.Context, items []*item) {
+	var need int64
+	for _, it := range items {
+		need += heldBytes(it)
+	}
+	held := p.budget.acquire(need)
 	defer p.budget.release(held)
-	content, _, over := it.content(it.size)
-	if over {
-		it.status = StatusOverLimit
-		return
+	objs := make([]contentstore.PutObject, 0, len(items))
+	stored := make([]*item, 0, len(items))
+	for _, it := range items {
+		content, _, over := it.content(it.size)
+		if over {
+			it.status = StatusOverLimit
+			continue
+		}
+		objs = append(objs, contentstore.PutObject{Tenant: it.rec.res.tenant, Kind: it.kind, Content: content})
+		stored = append(stored, it)
 	}
-	res, err := p.store.Put(ctx, it.rec.res.tenant, it.kind, content)
+	for i, out := range p.store.PutBatch(ctx, objs) {
+		p.outcome(stored[i], out)
+	}
+}
+
+// outcome records what the store did with an item; an item that was not
+// stored gets no reference (its content is removed all the same).
+func (p *contentRef) outcome(it *item, out contentstore.PutOutcome) {
+	err := out.Err
 	switch {
 	case err == nil:
-		it.status, it.ref = StatusStored, res.Ref.String()
+		it.status, it.ref = StatusStored, out.Ref.String()
 	case errors.Is(err, contentstore.ErrTooLarge):
 		it.status = StatusOverLimit
 	case errors.Is(err, contentstore.ErrQuotaExceeded):
