@@ -25,6 +25,7 @@ import (
 	"github.com/docketlabs/docket/ledger/backend"
 	"github.com/docketlabs/docket/ledger/lifecycle"
 	"github.com/docketlabs/docket/ui/auth"
+	"github.com/docketlabs/docket/ui/uiextension/internal/metadata"
 )
 
 var ctx = context.Background()
@@ -96,7 +97,7 @@ func TestLifecycleRunsInTheBackground(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	ui, err := NewFactory().Create(ctx, extensiontest.NewNopSettings(componentType), cfg)
+	ui, err := NewFactory().Create(ctx, extensiontest.NewNopSettings(metadata.Type), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +165,7 @@ func TestOneTimePasswordStaysOutOfTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	core, logs := observer.New(zapcore.DebugLevel)
-	set := extensiontest.NewNopSettings(componentType)
+	set := extensiontest.NewNopSettings(metadata.Type)
 	set.Logger = zap.New(core)
 	ui, err := NewFactory().Create(ctx, set, cfg)
 	if err != nil {
