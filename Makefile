@@ -74,7 +74,7 @@ bin/golangci-lint: scripts/install-golangci-lint.sh scripts/install-go-tool.sh
 # telemetry builder), documentation.md and the generated tests. CI fails
 # when the committed files differ from what this writes.
 generate: bin/mdatagen
-	PATH="$(CURDIR)/bin:$$PATH" $(GO) generate -run '^mdatagen ' ./...
+	PATH="$(CURDIR)/bin:$$PATH" $(GO) generate -run '^//go:generate mdatagen ' ./...
 
 bin/mdatagen: scripts/install-mdatagen.sh scripts/mdatagen/go.mod scripts/mdatagen/go.sum
 	GO=$(GO) scripts/install-mdatagen.sh
