@@ -14,7 +14,7 @@ VERSION     ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 NODE_DIR    := $(CURDIR)/.cache/node
 CONFORMANCE_JS := conformance/js
 
-.PHONY: all deps build run browser node test test-unit race lint demo bench release clean
+.PHONY: all deps build run browser node test test-unit race lint generate demo bench release clean
 
 all: build
 
@@ -68,6 +68,16 @@ lint: bin/golangci-lint
 
 bin/golangci-lint: scripts/install-golangci-lint.sh scripts/install-go-tool.sh
 	GO=$(GO) scripts/install-golangci-lint.sh
+
+# Component scaffolding from each component's metadata.yaml (its
+# `//go:generate mdatagen metadata.yaml` line): internal/metadata (status,
+# telemetry builder), documentation.md and the generated tests. CI fails
+# when the committed files differ from what this writes.
+generate: bin/mdatagen
+	PATH="$(CURDIR)/bin:$$PATH" $(GO) generate -run '^//go:generate mdatagen ' ./...
+
+bin/mdatagen: scripts/install-mdatagen.sh scripts/mdatagen/go.mod scripts/mdatagen/go.sum
+	GO=$(GO) scripts/install-mdatagen.sh
 
 # Ratios against baselines measured in the same run.
 bench: build

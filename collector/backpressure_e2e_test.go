@@ -223,7 +223,7 @@ func TestQueueDiskFullLosesNoAcknowledgedCall(t *testing.T) {
 	b.start()
 	b.waitReady()
 	waitFor(t, "queue drained into the ledger", 3*time.Minute, func() bool {
-		return metric(t, b.metricsURL, "otelcol_exporter_queue_size") == 0 && metric(t, b.metricsURL, "docket_ledger_calls_written") > 0
+		return metric(t, b.metricsURL, "otelcol_exporter_queue_size") == 0 && metric(t, b.metricsURL, "otelcol_exporter_ledger_calls_written") > 0
 	})
 	b.stop()
 	stored := ledgerCallIndexes(t, ledgerDir)
@@ -348,7 +348,7 @@ func TestSenderHonouringRetryAfterLosesNothing(t *testing.T) {
 		t.Fatal("the queue never refused a batch: the test proves nothing")
 	}
 	waitFor(t, "queue drained", 3*time.Minute, func() bool {
-		return metric(t, p.metricsURL, "otelcol_exporter_queue_size") == 0 && metric(t, p.metricsURL, "docket_ledger_calls_written") >= calls
+		return metric(t, p.metricsURL, "otelcol_exporter_queue_size") == 0 && metric(t, p.metricsURL, "otelcol_exporter_ledger_calls_written") >= calls
 	})
 	p.stop()
 	stored := ledgerCallIndexes(t, ledgerDir)

@@ -336,7 +336,7 @@ func TestContentNeverLeavesTheCollector(t *testing.T) {
 	if !bytes.Contains(collectorLog, []byte("docket-content://acme/")) || !bytes.Contains(be.raw.Bytes(), []byte("docket-content://globex/")) {
 		t.Fatal("references not visible in the collector log or the backend: the leak checks would not see content either")
 	}
-	if !bytes.Contains(metricsText, []byte("docket_contentref_items")) {
+	if !bytes.Contains(metricsText, []byte("otelcol_processor_contentref_items")) {
 		t.Fatal("contentref metrics missing from the metrics endpoint")
 	}
 

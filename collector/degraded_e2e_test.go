@@ -124,8 +124,8 @@ func TestDevShapeStartsWithoutItsLedger(t *testing.T) {
 		}
 	}
 	waitFor(t, "the outage in metrics", time.Minute, func() bool {
-		return metric(t, metricsURL, "docket_ledger_storage_available") == 0 && metric(t, metricsURL, "otelcol_exporter_queue_size") == calls &&
-			metric(t, metricsURL, "docket_contentstore_available") == 0
+		return metric(t, metricsURL, "otelcol_exporter_ledger_storage_available") == 0 && metric(t, metricsURL, "otelcol_exporter_queue_size") == calls &&
+			metric(t, metricsURL, "otelcol_extension_contentstore_available") == 0
 	})
 	// Alive (200: a restart would not help) and saying it is degraded.
 	if h := health(); h != "200 StatusRecoverableError" {
@@ -140,8 +140,8 @@ func TestDevShapeStartsWithoutItsLedger(t *testing.T) {
 	})
 	p.waitCalls(calls, 2*time.Minute)
 	waitFor(t, "storage available in metrics", time.Minute, func() bool {
-		return metric(t, metricsURL, "docket_ledger_storage_available") == 1 && metric(t, metricsURL, "otelcol_exporter_queue_size") == 0 &&
-			metric(t, metricsURL, "docket_contentstore_available") == 1 && health() == "200 StatusOK"
+		return metric(t, metricsURL, "otelcol_exporter_ledger_storage_available") == 1 && metric(t, metricsURL, "otelcol_exporter_queue_size") == 0 &&
+			metric(t, metricsURL, "otelcol_extension_contentstore_available") == 1 && health() == "200 StatusOK"
 	})
 	log, _ := os.ReadFile(filepath.Join(p.dir, "collector.log"))
 	if strings.Contains(string(log), "another process") {

@@ -189,10 +189,10 @@ func (c *ingestCollector) storedTenants(t *testing.T) map[string]string {
 	return got
 }
 
-// tenantCounts reads docket_tenant_records from the collector's metrics,
+// tenantCounts reads otelcol_processor_tenant_records from the collector's metrics,
 // by "outcome/tenant".
 func (c *ingestCollector) tenantCounts(t *testing.T) map[string]int {
-	return c.counter(t, "docket_tenant_records", "outcome", "tenant")
+	return c.counter(t, "otelcol_processor_tenant_records", "outcome", "tenant")
 }
 
 // counter reads a counter from the collector's metrics, summed by the
@@ -290,7 +290,7 @@ func TestIngestTenantSpoofing(t *testing.T) {
 				t.Errorf("ledger holds %v, want %v (a spoofed call must never be stored as globex)", got, want)
 			}
 			if counts := c.tenantCounts(t); !maps.Equal(counts, wantCounts) {
-				t.Errorf("docket_tenant_records: %v, want %v", counts, wantCounts)
+				t.Errorf("otelcol_processor_tenant_records: %v, want %v", counts, wantCounts)
 			}
 		})
 	}

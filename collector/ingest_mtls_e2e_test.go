@@ -151,6 +151,6 @@ func TestIngestByClientCertificate(t *testing.T) {
 	}
 	wantCounts := map[string]int{"authenticated/acme": 2, "authenticated/globex": 1, "refused/acme": 2}
 	if counts := c.tenantCounts(t); !maps.Equal(counts, wantCounts) {
-		t.Errorf("docket_tenant_records: %v, want %v", counts, wantCounts)
+		t.Errorf("otelcol_processor_tenant_records: %v, want %v", counts, wantCounts)
 	}
 }

@@ -119,9 +119,9 @@ func TestLedgerWaitsForStorage(t *testing.T) {
 		}
 	}()
 	waitFor(t, "write failures and a non-empty queue in metrics", time.Minute, func() bool {
-		return metric(t, metricsURL, "docket_ledger_write_failures") > 0 && metric(t, metricsURL, "otelcol_exporter_queue_size") > 0
+		return metric(t, metricsURL, "otelcol_exporter_ledger_write_failures") > 0 && metric(t, metricsURL, "otelcol_exporter_queue_size") > 0
 	})
-	t.Logf("during the outage: queue_size=%v write_failures=%v", metric(t, metricsURL, "otelcol_exporter_queue_size"), metric(t, metricsURL, "docket_ledger_write_failures"))
+	t.Logf("during the outage: queue_size=%v write_failures=%v", metric(t, metricsURL, "otelcol_exporter_queue_size"), metric(t, metricsURL, "otelcol_exporter_ledger_write_failures"))
 	time.Sleep(2 * time.Second)
 
 	if err := eng.Exec(ctx, "ATTACH TABLE llm_calls"); err != nil {

@@ -3,8 +3,9 @@
 // (and why), taken in, flagged, written. The components of one collector
 // record into the process's Account as spans pass them; the UI of the same
 // process shows it beside what the ledger holds (ledger.Store.CountByTenant)
-// and the provider's own count (package reconcile), and the metric
-// docket_completeness_spans exports it, labelled by tenant and stage only.
+// and the provider's own count (package reconcile), and the ledger
+// exporter's metric otelcol_exporter_ledger_completeness_spans exports it,
+// labelled by tenant and stage only.
 //
 // Reading the account: received − written is what the ledger exporter's
 // queue still holds, or lost; refusals with a retry delay stay with their
@@ -51,10 +52,6 @@ const (
 
 // Stages lists every stage in order.
 var Stages = []Stage{RefusedAuth, RefusedRetry, RefusedInvalid, Received, Flagged, Written}
-
-// MetricName is the account's metric: a monotonic count per tenant and
-// stage since the process started.
-const MetricName = "docket_completeness_spans"
 
 // MaxTenants bounds the tenants one account keeps apart. Where senders name
 // their tenant (the loopback dev shape), a sender inventing names would
@@ -183,20 +180,16 @@ func (a *Account) Snapshot(keep func(tenant string) bool) Snapshot {
 	return s
 }
 
-// Register exports the account as MetricName through meter. Every
+// Register exports the account through c, an instrument of meter (the
+// ledger exporter's otelcol_exporter_ledger_completeness_spans). Every
 // component that records calls it at start and Unregister at shutdown;
-// the first registers the metric, so a process exports it once.
-func (a *Account) Register(meter metric.Meter) error {
+// the first registers the callback, so a process exports the account once.
+func (a *Account) Register(meter metric.Meter, c metric.Int64ObservableCounter) error {
 	a.reg.Lock()
 	defer a.reg.Unlock()
 	if a.reg.n > 0 {
 		a.reg.n++
 		return nil
-	}
-	c, err := meter.Int64ObservableCounter(MetricName, metric.WithUnit("{span}"),
-		metric.WithDescription("Spans per tenant by where they went between the sender and the ledger (stage), since the process started"))
-	if err != nil {
-		return fmt.Errorf("completeness: create metric: %w", err)
 	}
 	reg, err := meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 		for _, t := range a.Snapshot(nil).Tenants {

@@ -73,8 +73,14 @@ func TestMetricExportedOnceWithTenantAndStageOnly(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	a := completeness.NewAccount()
+	const metricName = "spans"
 	for _, name := range []string{"ledger", "ledger/2"} {
-		if err := a.Register(mp.Meter(name)); err != nil {
+		meter := mp.Meter(name)
+		c, err := meter.Int64ObservableCounter(metricName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Register(meter, c); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -88,7 +94,7 @@ func TestMetricExportedOnceWithTenantAndStageOnly(t *testing.T) {
 		out := map[string]int64{}
 		for _, sm := range rm.ScopeMetrics {
 			for _, m := range sm.Metrics {
-				if m.Name != completeness.MetricName {
+				if m.Name != metricName {
 					continue
 				}
 				for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {

@@ -248,7 +248,7 @@ func (c *collector) drain() error {
 }
 
 var (
-	stageLine = regexp.MustCompile(`^docket_completeness_spans(?:_total)?\{[^}]*stage="(received|written)"[^}]*\} (\S+)$`)
+	stageLine = regexp.MustCompile(`^otelcol_exporter_ledger_completeness_spans(?:_total)?\{[^}]*stage="(received|written)"[^}]*\} (\S+)$`)
 	queueLine = regexp.MustCompile(`^otelcol_exporter_queue_size\{[^}]*exporter="ledger"[^}]*\} (\S+)$`)
 )
 

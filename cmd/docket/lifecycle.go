@@ -106,7 +106,7 @@ func (lf *lifecycleFlags) run(cmd *cobra.Command, fn func(context.Context, *sess
 			}
 		}
 		if remote == nil {
-			return fmt.Errorf("%s reads the content store itself: run it with --data on a stopped directory; a running docket reports the same count as the metric docket_lifecycle_orphan_objects", cmd.CommandPath())
+			return fmt.Errorf("%s reads the content store itself: run it with --data on a stopped directory; a running docket reports the same count as the metric otelcol_extension_docketui_lifecycle_orphan_objects", cmd.CommandPath())
 		}
 		out, err = remote(ctx, client)
 	} else {

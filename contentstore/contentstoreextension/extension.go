@@ -19,7 +19,7 @@ type storeExtension struct {
 	cfg   *Config
 	set   extension.Settings
 	store contentstore.Store
-	gauge metric.Registration
+	tel   *metadata.TelemetryBuilder
 }
 
 var _ contentstore.Provider = (*storeExtension)(nil)
@@ -31,54 +31,49 @@ func newExtension(cfg *Config, set extension.Settings) *storeExtension {
 func (e *storeExtension) Start(ctx context.Context, host component.Host) error {
 	// Start degraded, not at all.
 	st := contentstore.OpenOrReopen(ctx, e.cfg.Config, e.set.Logger, StatusReporter(host))
-	reg, err := registerMetrics(e.set.MeterProvider.Meter(metadata.ScopeName), st)
-	if err == nil {
-		err = registerAvailability(e.set.MeterProvider.Meter(metadata.ScopeName), st)
-	}
+	tel, err := newTelemetry(e.set.TelemetrySettings, st)
 	if err != nil {
 		_ = st.Close()
 		return err
 	}
-	e.store, e.gauge = st, reg
+	e.store, e.tel = st, tel
 	return nil
 }
 
-// registerMetrics reports what the store accepted and its quota; the values
-// carry no labels at all. The bytes the store holds are not reported: they
-// grow only for new content, so they would tell anyone who can read the
-// metrics whether a given message had been stored before.
-func registerMetrics(meter metric.Meter, st contentstore.Store) (metric.Registration, error) {
-	accepted, err := meter.Int64ObservableCounter("docket_contentstore_accepted_bytes",
-		metric.WithDescription("Bytes of content the store accepted (canonical form), counted alike whether the content was new or already stored."),
-		metric.WithUnit("By"))
-	if err != nil {
-		return nil, fmt.Errorf("contentstore: create metrics: %w", err)
+// newTelemetry reports what the store accepted, its quota and whether it
+// is open (metadata.yaml); the values carry no labels at all. The bytes the
+// store holds are not reported: they grow only for new content, so they
+// would tell anyone who can read the metrics whether a given message had
+// been stored before.
+func newTelemetry(set component.TelemetrySettings, st contentstore.Store) (*metadata.TelemetryBuilder, error) {
+	tel, err := metadata.NewTelemetryBuilder(set)
+	if err == nil {
+		err = errors.Join(
+			tel.RegisterExtensionContentstoreAcceptedBytesCallback(func(_ context.Context, o metric.Int64Observer) error {
+				o.Observe(st.Usage().AcceptedBytes)
+				return nil
+			}),
+			tel.RegisterExtensionContentstoreMaxTotalBytesCallback(func(_ context.Context, o metric.Int64Observer) error {
+				o.Observe(st.Limits().MaxTotalBytes)
+				return nil
+			}),
+			tel.RegisterExtensionContentstoreAvailableCallback(availability(st)))
 	}
-	quota, err := meter.Int64ObservableGauge("docket_contentstore_max_total_bytes",
-		metric.WithDescription("Quota of the content store (max_total_bytes)."), metric.WithUnit("By"))
 	if err != nil {
-		return nil, fmt.Errorf("contentstore: create metrics: %w", err)
+		tel.Shutdown()
+		return nil, fmt.Errorf("contentstore: metrics: %w", err)
 	}
-	reg, err := meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
-		o.ObserveInt64(accepted, st.Usage().AcceptedBytes)
-		o.ObserveInt64(quota, st.Limits().MaxTotalBytes)
-		return nil
-	}, accepted, quota)
-	if err != nil {
-		return nil, fmt.Errorf("contentstore: register metrics: %w", err)
-	}
-	return reg, nil
+	return tel, nil
 }
 
 func (e *storeExtension) Shutdown(context.Context) error {
-	var errs error
-	if e.gauge != nil {
-		errs = e.gauge.Unregister()
+	if e.tel != nil {
+		e.tel.Shutdown()
 	}
 	if e.store != nil {
-		errs = errors.Join(errs, e.store.Close())
+		return e.store.Close()
 	}
-	return errs
+	return nil
 }
 
 // ContentStore returns the store; nil before Start.

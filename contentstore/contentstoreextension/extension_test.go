@@ -47,7 +47,7 @@ func TestEmptyConfigRunsEmbeddedStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := collect(t, reader)
-	if got["docket_contentstore_accepted_bytes"] != first.Size || got["docket_contentstore_max_total_bytes"] != contentstore.DefaultMaxTotalBytes {
+	if got["otelcol_extension_contentstore_accepted_bytes"] != first.Size || got["otelcol_extension_contentstore_max_total_bytes"] != contentstore.DefaultMaxTotalBytes {
 		t.Fatalf("metrics %v", got)
 	}
 	if err := ext.Shutdown(ctx); err != nil {

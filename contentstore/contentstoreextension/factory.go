@@ -4,6 +4,8 @@
 // collector host.
 package contentstoreextension
 
+//go:generate mdatagen metadata.yaml
+
 import (
 	"context"
 

@@ -3,6 +3,8 @@
 // rather than 500.
 package otlpcheckextension
 
+//go:generate mdatagen metadata.yaml
+
 import (
 	"context"
 

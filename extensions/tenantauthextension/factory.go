@@ -5,6 +5,8 @@
 // it instead of trusting what the sender wrote.
 package tenantauthextension
 
+//go:generate mdatagen metadata.yaml
+
 import (
 	"context"
 

@@ -26,7 +26,10 @@ func BenchmarkConvertAccount(b *testing.B) {
 	set := exporter.Settings{ID: component.NewID(componentType), TelemetrySettings: componenttest.NewNopTelemetrySettings(), BuildInfo: component.NewDefaultBuildInfo()}
 	cfg := createDefaultConfig().(*Config)
 	cfg.Storage.Embedded = &backend.EmbeddedConfig{Path: filepath.Join(b.TempDir(), "ledger")}
-	e := newLedgerExporter(cfg, set)
+	e, err := newLedgerExporter(cfg, set)
+	if err != nil {
+		b.Fatal(err)
+	}
 	e.account = completeness.NewAccount()
 	if err := e.start(ctx, componenttest.NewNopHost()); err != nil {
 		b.Fatal(err)

@@ -22,42 +22,49 @@ import (
 	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/backend"
+	"github.com/docketlabs/docket/ledger/ledgerexporter/internal/metadata"
 	"github.com/docketlabs/docket/ledger/pricing"
 )
 
 type ledgerExporter struct {
 	cfg    *Config
 	logger *zap.Logger
-	meter  metric.Meter
+	tel    *metadata.TelemetryBuilder
+	// meter is the builder's: the completeness account registers its
+	// callback on it.
+	meter metric.Meter
 
 	storeMu   sync.Mutex
 	store     *ledger.Store
 	extractor *ledger.Extractor
 
-	calls, evidence, failures metric.Int64Counter
-	costUnknown, rekeyed      metric.Int64Counter
-	links, unlinked           metric.Int64Counter
-	requestDropped            metric.Int64Counter
-	linker                    *requestLinker
-	outage                    *outageLog
-	guard                     *queueGuard
-	health                    health
+	linker *requestLinker
+	outage *outageLog
+	guard  *queueGuard
+	health health
 	// account is where the exporter counts, per tenant, the calls it took
 	// in, refused and wrote.
 	account    *completeness.Account
 	registered bool
 }
 
-func newLedgerExporter(cfg *Config, set exporter.Settings) *ledgerExporter {
-	return &ledgerExporter{
+func newLedgerExporter(cfg *Config, set exporter.Settings) (*ledgerExporter, error) {
+	tel, err := metadata.NewTelemetryBuilder(set.TelemetrySettings)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: create metrics: %w", err)
+	}
+	e := &ledgerExporter{
 		cfg:     cfg,
 		logger:  set.Logger,
-		meter:   set.MeterProvider.Meter("github.com/docketlabs/docket/ledger/ledgerexporter"),
+		tel:     tel,
+		meter:   metadata.Meter(set.TelemetrySettings),
 		outage:  &outageLog{logger: set.Logger, interval: 30 * time.Second},
 		linker:  newRequestLinker(cfg.RequestSpans),
 		guard:   &queueGuard{logger: set.Logger, reserveChunks: cfg.Backpressure.DiskReserveMiB << 20 / reserveChunkSize, retryEvery: cfg.Backpressure.RetryAfter},
 		account: completeness.Process,
 	}
+	e.guard.metaWriteFailures = func(ctx context.Context) { tel.ExporterLedgerQueueMetadataWriteFailures.Add(ctx, 1) }
+	return e, nil
 }
 
 func (e *ledgerExporter) start(ctx context.Context, host component.Host) error {
@@ -67,42 +74,13 @@ func (e *ledgerExporter) start(ctx context.Context, host component.Host) error {
 	}
 	e.extractor = &ledger.Extractor{DefaultTenant: e.cfg.DefaultTenant, Prices: prices,
 		MaxClockSkew: e.cfg.Validation.MaxClockSkew, MaxAge: e.cfg.Validation.MaxAge}
-	if e.calls, err = e.meter.Int64Counter("docket_ledger_calls_written", metric.WithDescription("LLM call rows written to the ledger (retried batches count again)")); err != nil {
-		return err
-	}
-	if e.evidence, err = e.meter.Int64Counter("docket_ledger_evidence_spans_written", metric.WithDescription("Evidence span rows written to the ledger")); err != nil {
-		return err
-	}
-	if e.failures, err = e.meter.Int64Counter("docket_ledger_write_failures", metric.WithDescription("Failed ledger writes; the batch stays queued and is retried")); err != nil {
-		return err
-	}
-	metaFailures, err := e.meter.Int64Counter("docket_ledger_queue_metadata_write_failures",
-		metric.WithDescription("Sending-queue metadata writes that failed while dispatching an item; the item was kept"))
-	if err != nil {
-		return err
-	}
-	e.guard.metaWriteFailures = func(ctx context.Context) { metaFailures.Add(ctx, 1) }
-	if e.costUnknown, err = e.meter.Int64Counter("docket_ledger_calls_cost_unknown", metric.WithDescription("Calls whose cost is unknown, by cost status")); err != nil {
-		return err
-	}
-	if e.rekeyed, err = e.meter.Int64Counter("docket_ledger_spans_rekeyed",
-		metric.WithDescription("Spans with an empty trace or span ID, stored keyed by a hash of the span so they merge with no other call, by the missing ID")); err != nil {
-		return err
-	}
-	if err = e.logMetrics(); err != nil {
-		return err
-	}
-	if e.requestDropped, err = e.meter.Int64Counter("docket_ledger_request_spans_dropped",
-		metric.WithDescription("Server, producer and consumer spans not kept: no LLM call of their trace arrived within request_spans.window, or more were waiting than max_pending_spans")); err != nil {
-		return err
-	}
 	if !e.cfg.QueueConfig.HasValue() || e.cfg.QueueConfig.Get().StorageID == nil {
 		e.logger.Warn("ledger sending_queue has no storage: calls accepted but not yet written are lost if the process dies; set sending_queue.storage to a file_storage extension")
 	}
-	if registerErr := e.health.register(e.meter); registerErr != nil {
-		return registerErr
+	if registerErr := e.tel.RegisterExporterLedgerStorageAvailableCallback(e.health.observe); registerErr != nil {
+		return fmt.Errorf("ledger: register metrics: %w", registerErr)
 	}
-	if err = e.account.Register(e.meter); err != nil {
+	if err = e.account.Register(e.meter, e.tel.ExporterLedgerCompletenessSpans); err != nil {
 		return err
 	}
 	e.registered = true
@@ -152,6 +130,7 @@ func (e *ledgerExporter) openStore(ctx context.Context) (*ledger.Store, error) {
 }
 
 func (e *ledgerExporter) shutdown(context.Context) error {
+	e.tel.Shutdown()
 	if e.registered {
 		e.registered = false
 		if err := e.account.Unregister(); err != nil {
@@ -216,7 +195,7 @@ func (e *ledgerExporter) convert(ctx context.Context, td ptrace.Traces) (xexport
 				seg.keys = append(seg.keys, ledger.CallKey(&call))
 				e.countRekeyed(ctx, call.AttributeIssues)
 				if call.CostUSD == nil {
-					e.costUnknown.Add(ctx, 1, metric.WithAttributes(costStatusAttr(call.CostStatus)))
+					e.tel.ExporterLedgerCallsCostUnknown.Add(ctx, 1, metric.WithAttributes(costStatusAttr(call.CostStatus)))
 				}
 			}
 		}
@@ -228,7 +207,7 @@ func (e *ledgerExporter) convert(ctx context.Context, td ptrace.Traces) (xexport
 		kept, dropped := e.linker.link(now, callTraces, requests)
 		r.evidence = append(r.evidence, kept...)
 		if dropped > 0 {
-			e.requestDropped.Add(ctx, int64(dropped))
+			e.tel.ExporterLedgerRequestSpansDropped.Add(ctx, int64(dropped))
 		}
 	}
 	return r, nil
@@ -238,7 +217,7 @@ func (e *ledgerExporter) convert(ctx context.Context, td ptrace.Traces) (xexport
 func (e *ledgerExporter) countRekeyed(ctx context.Context, issues []string) {
 	for _, is := range issues {
 		if id, ok := strings.CutPrefix(is, conventions.IssueInvalidID+":"); ok {
-			e.rekeyed.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", "empty_"+id)))
+			e.tel.ExporterLedgerSpansRekeyed.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", "empty_"+id)))
 		}
 	}
 }
@@ -277,13 +256,13 @@ func (e *ledgerExporter) push(ctx context.Context, req xexporterhelper.Request) 
 	}
 	e.outage.success()
 	e.health.set(nil)
-	e.calls.Add(ctx, int64(n))
-	e.evidence.Add(ctx, int64(len(r.evidence)))
+	e.tel.ExporterLedgerCallsWritten.Add(ctx, int64(n))
+	e.tel.ExporterLedgerEvidenceSpansWritten.Add(ctx, int64(len(r.evidence)))
 	e.account.AddAll(r.tenants(), completeness.Written)
 	return nil
 }
 
 func (e *ledgerExporter) fail(ctx context.Context, err error) {
-	e.failures.Add(ctx, 1)
+	e.tel.ExporterLedgerWriteFailures.Add(ctx, 1)
 	e.outage.failure(err)
 }

@@ -3,6 +3,8 @@
 // those traces, to ClickHouse.
 package ledgerexporter
 
+//go:generate mdatagen metadata.yaml
+
 import (
 	"context"
 	"time"
@@ -15,7 +17,6 @@ import (
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.opentelemetry.io/collector/exporter/exporterhelper/xexporterhelper"
 	"go.opentelemetry.io/collector/pdata/ptrace"
-	"go.opentelemetry.io/otel/metric"
 
 	"github.com/docketlabs/docket/internal/conventions"
 )
@@ -62,7 +63,10 @@ func createDefaultConfig() component.Config {
 
 func createTraces(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Traces, error) {
 	c := cfg.(*Config)
-	exp := newLedgerExporter(c, set)
+	exp, err := newLedgerExporter(c, set)
+	if err != nil {
+		return nil, err
+	}
 	// Rows are extracted as spans arrive and the queue holds them encoded
 	// (rows.go), not the spans.
 	traces, err := xexporterhelper.NewTracesRequest(ctx, set, exp.convert, exp.push,
@@ -76,14 +80,10 @@ func createTraces(ctx context.Context, set exporter.Settings, cfg component.Conf
 	if err != nil {
 		return nil, err
 	}
-	g := &guardedTraces{Traces: traces, guard: exp.guard, retryAfter: c.Backpressure.RetryAfter, account: exp.account,
+	g := &guardedTraces{Traces: traces, guard: exp.guard, retryAfter: c.Backpressure.RetryAfter, account: exp.account, refused: exp.tel.ExporterLedgerSpansRefused,
 		tenantOf: func(td ptrace.Traces) map[string]int64 { return spansByTenant(td, c.DefaultTenant) }}
 	if c.QueueConfig.HasValue() {
 		g.storageID = c.QueueConfig.Get().StorageID
-	}
-	if g.refused, err = exp.meter.Int64Counter("docket_ledger_spans_refused",
-		metric.WithDescription("Spans refused with a retry delay because the sending queue or its disk was full; the sender keeps them")); err != nil {
-		return nil, err
 	}
 	return g, nil
 }
@@ -93,7 +93,10 @@ func createTraces(ctx context.Context, set exporter.Settings, cfg component.Conf
 // retries are configured as the traces pipeline's.
 func createLogs(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Logs, error) {
 	c := cfg.(*Config)
-	exp := newLedgerExporter(c, set)
+	exp, err := newLedgerExporter(c, set)
+	if err != nil {
+		return nil, err
+	}
 	return xexporterhelper.NewLogsRequest(ctx, set, exp.convertLogs, exp.pushLogs,
 		exporterhelper.WithCapabilities(consumer.Capabilities{MutatesData: false}),
 		exporterhelper.WithStart(exp.start),

@@ -11,7 +11,7 @@ import (
 
 // health reports whether the ledger's storage takes writes, to the
 // collector's component status (health_check with component status) and
-// as the docket_ledger_storage_available gauge. Calls are accepted and
+// as the otelcol_exporter_ledger_storage_available gauge. Calls are accepted and
 // queued either way.
 type health struct {
 	mu   sync.Mutex
@@ -20,20 +20,16 @@ type health struct {
 	err  error
 }
 
-func (h *health) register(meter metric.Meter) error {
-	_, err := meter.Int64ObservableGauge("docket_ledger_storage_available",
-		metric.WithDescription("1 while the ledger's storage takes writes, 0 while calls wait in the sending queue for it"),
-		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
-			h.mu.Lock()
-			defer h.mu.Unlock()
-			v := int64(0)
-			if h.up {
-				v = 1
-			}
-			o.Observe(v)
-			return nil
-		}))
-	return err
+// observe reports 1 while the storage takes writes, else 0.
+func (h *health) observe(_ context.Context, o metric.Int64Observer) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	v := int64(0)
+	if h.up {
+		v = 1
+	}
+	o.Observe(v)
+	return nil
 }
 
 func (h *health) start(host component.Host) {

@@ -15,7 +15,7 @@ import (
 // So the exporter remembers the traces whose calls it saw, and holds a
 // request span whose trace has shown no call yet, for Window on each side.
 // A request span held longer, or pushed out when MaxPendingSpans are held,
-// is dropped (counted in docket_ledger_request_spans_dropped); a trace
+// is dropped (counted in otelcol_exporter_ledger_request_spans_dropped); a trace
 // pushed out of the MaxTraces remembered loses request spans that arrive
 // later. The memory is about 150 bytes per remembered trace and 1 KiB per
 // held span (by default ≤ 30 MB and ≤ 20 MB). Held spans are in memory

@@ -11,7 +11,6 @@ import (
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.opentelemetry.io/collector/exporter/exporterhelper/xexporterhelper"
 	"go.opentelemetry.io/collector/pdata/plog"
-	"go.opentelemetry.io/otel/metric"
 
 	"github.com/docketlabs/docket/ledger"
 )
@@ -112,7 +111,7 @@ func (e *ledgerExporter) convertLogs(ctx context.Context, ld plog.Logs) (xexport
 		}
 	}
 	if unlinked > 0 {
-		e.unlinked.Add(ctx, unlinked)
+		e.tel.ExporterLedgerLogRecordsUnlinked.Add(ctx, unlinked)
 	}
 	return l, nil
 }
@@ -134,17 +133,6 @@ func (e *ledgerExporter) pushLogs(ctx context.Context, req xexporterhelper.Reque
 		return err
 	}
 	e.outage.success()
-	e.links.Add(ctx, int64(len(l.links)))
+	e.tel.ExporterLedgerLogRefsWritten.Add(ctx, int64(len(l.links)))
 	return nil
-}
-
-// logMetrics creates the counters of the logs pipeline.
-func (e *ledgerExporter) logMetrics() (err error) {
-	if e.links, err = e.meter.Int64Counter("docket_ledger_log_refs_written",
-		metric.WithDescription("Links of content references on log records to their spans written to the ledger")); err != nil {
-		return err
-	}
-	e.unlinked, err = e.meter.Int64Counter("docket_ledger_log_records_unlinked",
-		metric.WithDescription("Log records with content references but no span context: their content belongs to no call"))
-	return err
 }

@@ -6,15 +6,16 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.opentelemetry.io/collector/exporter/exporterhelper/xexporterhelper"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	pdatareq "go.opentelemetry.io/collector/pdata/xpdata/request"
-	"go.opentelemetry.io/otel/metric/noop"
 	"go.uber.org/zap"
 
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerexporter/internal/metadata"
 )
 
 func testRows(t testing.TB, calls, evidence int, prefix string) *rows {
@@ -184,8 +185,7 @@ func TestQueuedSpansOfEarlierVersionsBecomeRows(t *testing.T) {
 	span.Attributes().PutStr("gen_ai.request.model", "gpt-4o-mini")
 	x := &ledgerExporter{logger: zap.NewNop(), extractor: &ledger.Extractor{DefaultTenant: "default"}, linker: newRequestLinker(defaultRequestSpans)}
 	var err error
-	x.costUnknown, err = noop.NewMeterProvider().Meter("t").Int64Counter("c")
-	if err != nil {
+	if x.tel, err = metadata.NewTelemetryBuilder(componenttest.NewNopTelemetrySettings()); err != nil {
 		t.Fatal(err)
 	}
 	enc := rowsEncoding{legacy: x.convertQueued}

@@ -3,11 +3,8 @@ package lifecycle
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
-
-	"go.opentelemetry.io/otel/metric"
 )
 
 // Runner runs the lifecycle in the background, as SystemPrincipal: every
@@ -60,25 +57,6 @@ func (r *Runner) Start(ctx context.Context) error {
 	r.done = make(chan struct{})
 	r.status.NextCycle = time.Now().Add(r.interval)
 	go r.loop(ctx, r.done)
-	return nil
-}
-
-// RegisterMetrics reports the last orphan scan's count as the gauge
-// docket_lifecycle_orphan_objects (no labels: counts only).
-func (r *Runner) RegisterMetrics(meter metric.Meter) error {
-	_, err := meter.Int64ObservableGauge("docket_lifecycle_orphan_objects",
-		metric.WithDescription("Content objects the ledger references nowhere (no call, span or linked log record), as of the lifecycle's last scan"),
-		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
-			r.mu.Lock()
-			defer r.mu.Unlock()
-			if r.status.Orphans != nil {
-				o.Observe(int64(r.status.Orphans.Orphans))
-			}
-			return nil
-		}))
-	if err != nil {
-		return fmt.Errorf("lifecycle: register metrics: %w", err)
-	}
 	return nil
 }
 

@@ -470,7 +470,7 @@ func TestUnknownKeysConfig(t *testing.T) {
 	for _, sm := range rm.ScopeMetrics {
 		for _, m := range sm.Metrics {
 			sum, ok := m.Data.(metricdata.Sum[int64])
-			if !ok || !strings.HasPrefix(m.Name, "docket_contentref_") {
+			if !ok || !strings.HasPrefix(m.Name, "otelcol_processor_contentref_") {
 				continue
 			}
 			for _, dp := range sum.DataPoints {

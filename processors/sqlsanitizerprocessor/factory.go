@@ -4,6 +4,8 @@
 // each handled record with db.query.sanitization = full | partial.
 package sqlsanitizerprocessor
 
+//go:generate mdatagen metadata.yaml
+
 import (
 	"context"
 	"fmt"

@@ -40,9 +40,9 @@ func TestMetrics(t *testing.T) {
 		"dialect=postgresql,outcome=full":    2,
 		"dialect=postgresql,outcome=partial": 1,
 		"dialect=mysql,outcome=full":         1,
-	}, metrictest.Sums(t, tel, "docket_sqlsanitizer_queries"))
-	assert.Equal(t, map[string]int64{"signal=traces": 2, "signal=logs": 1}, metrictest.Sums(t, tel, "docket_sqlsanitizer_records_changed"))
-	assert.Equal(t, map[string]int64{"signal=traces": 1}, metrictest.Sums(t, tel, "docket_sqlsanitizer_parameters_dropped"))
+	}, metrictest.Sums(t, tel, "otelcol_processor_sqlsanitizer_queries"))
+	assert.Equal(t, map[string]int64{"signal=traces": 2, "signal=logs": 1}, metrictest.Sums(t, tel, "otelcol_processor_sqlsanitizer_records_changed"))
+	assert.Equal(t, map[string]int64{"signal=traces": 1}, metrictest.Sums(t, tel, "otelcol_processor_sqlsanitizer_parameters_dropped"))
 
 	// No label carries query text or values: every attribute value comes
 	// from the fixed sets.
@@ -52,7 +52,7 @@ func TestMetrics(t *testing.T) {
 		"dialect": {"generic": true, "postgresql": true, "mysql": true, "sqlite": true, "mssql": true,
 			"oracle": true, "clickhouse": true, "redis": true, "mongodb": true, "json": true},
 	}
-	for _, name := range []string{"docket_sqlsanitizer_queries", "docket_sqlsanitizer_records_changed", "docket_sqlsanitizer_parameters_dropped"} {
+	for _, name := range []string{"otelcol_processor_sqlsanitizer_queries", "otelcol_processor_sqlsanitizer_records_changed", "otelcol_processor_sqlsanitizer_parameters_dropped"} {
 		m, err := tel.GetMetric(name)
 		require.NoError(t, err)
 		for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {

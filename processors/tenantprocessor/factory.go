@@ -5,6 +5,8 @@
 // It must run before anything that drops request context (batch, queues).
 package tenantprocessor
 
+//go:generate mdatagen metadata.yaml
+
 import (
 	"context"
 	"fmt"

@@ -12,11 +12,6 @@ import (
 	"github.com/docketlabs/docket/processors/tenantprocessor/internal/metadata"
 )
 
-// metricRecords counts records by signal, outcome and tenant. The tenant
-// label is only ever an authenticated tenant (from the authenticator's or
-// this processor's configuration), never a value a sender wrote.
-const metricRecords = "docket_tenant_records"
-
 type signal string
 
 const (
@@ -33,27 +28,29 @@ const (
 	outcomeSenderAttribute = "sender_attribute" // trusted the sender's attribute (loopback dev)
 )
 
+// telemetry counts records by signal, outcome and tenant (metadata.yaml).
+// The tenant label is only ever an authenticated tenant (from the
+// authenticator's or this processor's configuration), never a value a
+// sender wrote.
 type telemetry struct {
-	records metric.Int64Counter
+	*metadata.TelemetryBuilder
 	// account is where refused spans are counted beside the ledger's.
 	account *completeness.Account
 }
 
 func newTelemetry(set component.TelemetrySettings) (*telemetry, error) {
-	c, err := set.MeterProvider.Meter(metadata.ScopeName).Int64Counter(metricRecords,
-		metric.WithDescription("Spans and log records by where their tenant came from and what became of them."),
-		metric.WithUnit("{record}"))
+	b, err := metadata.NewTelemetryBuilder(set)
 	if err != nil {
 		return nil, fmt.Errorf("tenant: create metrics: %w", err)
 	}
-	return &telemetry{records: c, account: completeness.Process}, nil
+	return &telemetry{TelemetryBuilder: b, account: completeness.Process}, nil
 }
 
 func (t *telemetry) add(ctx context.Context, sig signal, outcome, tenant string, n int64) {
 	if n == 0 {
 		return
 	}
-	t.records.Add(ctx, n, metric.WithAttributeSet(attribute.NewSet(
+	t.ProcessorTenantRecords.Add(ctx, n, metric.WithAttributeSet(attribute.NewSet(
 		attribute.String("signal", string(sig)), attribute.String("outcome", outcome), attribute.String("tenant", tenant))))
 	if sig == signalTraces && (outcome == outcomeRefused || outcome == outcomeUnauthenticated) {
 		t.account.Add(tenant, completeness.RefusedAuth, n)

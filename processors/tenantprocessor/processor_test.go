@@ -105,7 +105,7 @@ func (h *harness) stored() (tenants, claimed []string) {
 
 func (h *harness) counts() map[string]int64 {
 	h.t.Helper()
-	return metrictest.Sums(h.t, h.tel, metricRecords)
+	return metrictest.Sums(h.t, h.tel, "otelcol_processor_tenant_records")
 }
 
 func requireCode(t *testing.T, err error, code codes.Code) {

@@ -2,6 +2,7 @@ package reconcileextension
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -20,16 +21,15 @@ import (
 )
 
 type reconcileExtension struct {
-	cfg    *Config
-	set    extension.Settings
-	actor  string
-	now    func() time.Time
-	store  *ledger.Store
-	pulls  []usage.Client
-	stop   context.CancelFunc
-	done   chan struct{}
-	reg    metric.Registration
-	failed metric.Int64Counter
+	cfg   *Config
+	set   extension.Settings
+	actor string
+	now   func() time.Time
+	store *ledger.Store
+	pulls []usage.Client
+	stop  context.CancelFunc
+	done  chan struct{}
+	tel   *metadata.TelemetryBuilder
 
 	mu   sync.Mutex
 	last *reconcile.Report // the latest reconciliation, observed by the gauges
@@ -47,14 +47,16 @@ func (e *reconcileExtension) Start(ctx context.Context, _ component.Host) error 
 		}
 		e.pulls = append(e.pulls, usage.Client{Provider: p.Provider, BaseURL: p.BaseURL, AdminKey: key})
 	}
-	if err := e.metrics(); err != nil {
+	tel, err := e.metrics()
+	if err != nil {
 		return err
 	}
 	store, err := backend.Open(ctx, e.cfg.Storage)
 	if err != nil {
-		_ = e.reg.Unregister()
+		tel.Shutdown()
 		return err
 	}
+	e.tel = tel
 	e.store = store
 	run, stop := context.WithCancel(context.WithoutCancel(ctx))
 	e.stop, e.done = stop, make(chan struct{})
@@ -62,48 +64,52 @@ func (e *reconcileExtension) Start(ctx context.Context, _ component.Host) error 
 	return nil
 }
 
-// metrics registers the gauges of the latest reconciliation and the count
-// of failed pulls. The gauges report only the latest run's cells, so days
-// leave the series as the window moves on.
-func (e *reconcileExtension) metrics() error {
-	m := e.set.MeterProvider.Meter(metadata.ScopeName)
-	drift, err := m.Float64ObservableGauge("docket_reconcile_drift_percent",
-		metric.WithDescription("(ledger − provider) / provider in percent, per day, provider, model and measure (requests, input_tokens, output_tokens)"))
+// metrics creates the count of failed pulls and registers the gauges of
+// the latest reconciliation (metadata.yaml). The gauges report only the
+// latest run's cells, so days leave the series as the window moves on.
+func (e *reconcileExtension) metrics() (*metadata.TelemetryBuilder, error) {
+	tel, err := metadata.NewTelemetryBuilder(e.set.TelemetrySettings)
+	if err == nil {
+		err = errors.Join(tel.RegisterExtensionReconcileCellsCallback(e.observeCells),
+			tel.RegisterExtensionReconcileDriftPercentCallback(e.observeDrift))
+	}
 	if err != nil {
-		return err
+		tel.Shutdown()
+		return nil, fmt.Errorf("reconcile: metrics: %w", err)
 	}
-	cells, err := m.Int64ObservableGauge("docket_reconcile_cells",
-		metric.WithDescription("Reconciliation cells (day × provider × model) of the latest run, by state"))
-	if err != nil {
-		return err
+	return tel, nil
+}
+
+func (e *reconcileExtension) observeCells(_ context.Context, o metric.Int64Observer) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.last == nil {
+		return nil
 	}
-	if e.failed, err = m.Int64Counter("docket_reconcile_pull_failures",
-		metric.WithDescription("Failed pulls of a provider's usage report")); err != nil {
-		return err
+	for _, s := range reconcile.States {
+		o.Observe(int64(e.last.States[s]), metric.WithAttributes(attribute.String("state", s)))
 	}
-	e.reg, err = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		if e.last == nil {
-			return nil
-		}
-		for _, s := range reconcile.States {
-			o.ObserveInt64(cells, int64(e.last.States[s]), metric.WithAttributes(attribute.String("state", s)))
-		}
-		for _, c := range e.last.Cells {
-			for _, d := range []struct {
-				measure string
-				v       *float64
-			}{{"requests", c.Drift.Requests}, {"input_tokens", c.Drift.InputTokens}, {"output_tokens", c.Drift.OutputTokens}} {
-				if d.v != nil {
-					o.ObserveFloat64(drift, *d.v, metric.WithAttributes(attribute.String("day", c.Day), attribute.String("provider", c.Provider),
-						attribute.String("model", c.Model), attribute.String("api_key_id", c.APIKeyID), attribute.String("measure", d.measure)))
-				}
+	return nil
+}
+
+func (e *reconcileExtension) observeDrift(_ context.Context, o metric.Float64Observer) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.last == nil {
+		return nil
+	}
+	for _, c := range e.last.Cells {
+		for _, d := range []struct {
+			measure string
+			v       *float64
+		}{{"requests", c.Drift.Requests}, {"input_tokens", c.Drift.InputTokens}, {"output_tokens", c.Drift.OutputTokens}} {
+			if d.v != nil {
+				o.Observe(*d.v, metric.WithAttributes(attribute.String("day", c.Day), attribute.String("provider", c.Provider),
+					attribute.String("model", c.Model), attribute.String("api_key_id", c.APIKeyID), attribute.String("measure", d.measure)))
 			}
 		}
-		return nil
-	}, drift, cells)
-	return err
+	}
+	return nil
 }
 
 func (e *reconcileExtension) loop(ctx context.Context) {
@@ -131,7 +137,7 @@ func (e *reconcileExtension) runOnce(ctx context.Context) {
 			if ctx.Err() != nil {
 				return
 			}
-			e.failed.Add(ctx, 1, metric.WithAttributes(attribute.String("provider", c.Provider)))
+			e.tel.ExtensionReconcilePullFailures.Add(ctx, 1, metric.WithAttributes(attribute.String("provider", c.Provider)))
 			e.set.Logger.Warn("provider usage pull failed", zap.String("provider", c.Provider), zap.Error(err))
 			continue
 		}
@@ -157,10 +163,8 @@ func (e *reconcileExtension) Shutdown(context.Context) error {
 		e.stop()
 		<-e.done
 	}
-	if e.reg != nil {
-		if err := e.reg.Unregister(); err != nil {
-			return fmt.Errorf("reconcile: %w", err)
-		}
+	if e.tel != nil {
+		e.tel.Shutdown()
 	}
 	if e.store != nil {
 		return e.store.Engine().Close()

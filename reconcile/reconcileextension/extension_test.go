@@ -135,7 +135,7 @@ func TestPullsReconcilesAndExportsMetrics(t *testing.T) {
 					for _, p := range d.DataPoints {
 						measure, _ := p.Attributes.Value("measure")
 						key, _ := p.Attributes.Value("api_key_id")
-						if m.Name == "docket_reconcile_drift_percent" && measure.AsString() == "requests" && key.AsString() == "key_a" {
+						if m.Name == "otelcol_extension_reconcile_drift_percent" && measure.AsString() == "requests" && key.AsString() == "key_a" {
 							v := p.Value
 							drift = &v
 						}

@@ -1,10 +1,12 @@
 // Package reconcileextension provides the reconcile extension: on a
 // schedule inside the collector, it pulls the providers' usage reports
 // with their admin keys into the ledger, reconciles the ledger with them
-// and exposes the result as metrics (docket_reconcile_*), so a call lost on
-// its way to the ledger raises an alert. In embedded mode chDB allows one
+// and exposes the result as metrics (otelcol_extension_reconcile_*), so a
+// call lost on its way to the ledger raises an alert. In embedded mode chDB allows one
 // process per data directory, so this runs where the ledger exporter runs.
 package reconcileextension
+
+//go:generate mdatagen metadata.yaml
 
 import (
 	"context"

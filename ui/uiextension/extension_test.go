@@ -13,9 +13,12 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/confmaptest"
 	"go.opentelemetry.io/collector/extension/extensiontest"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -25,6 +28,8 @@ import (
 	"github.com/docketlabs/docket/ledger/backend"
 	"github.com/docketlabs/docket/ledger/lifecycle"
 	"github.com/docketlabs/docket/ui/auth"
+	"github.com/docketlabs/docket/ui/uiextension/internal/metadata"
+	"github.com/docketlabs/docket/ui/uiextension/internal/metadatatest"
 )
 
 var ctx = context.Background()
@@ -96,7 +101,11 @@ func TestLifecycleRunsInTheBackground(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	ui, err := NewFactory().Create(ctx, extensiontest.NewNopSettings(componentType), cfg)
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { _ = tel.Shutdown(ctx) })
+	set := extensiontest.NewNopSettings(metadata.Type)
+	set.TelemetrySettings = tel.NewTelemetrySettings()
+	ui, err := NewFactory().Create(ctx, set, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,6 +150,12 @@ func TestLifecycleRunsInTheBackground(t *testing.T) {
 	if !listed {
 		t.Fatalf("run %s not among the expiry runs %+v", last.ID, status.ExpiryRuns)
 	}
+	// The gauge reports the cycle's orphan scan: none in a new store.
+	if status.Runner.Orphans == nil {
+		t.Fatalf("the cycle reported no orphan scan: %+v", status.Runner)
+	}
+	metadatatest.AssertEqualExtensionDocketuiLifecycleOrphanObjects(t, tel,
+		[]metricdata.DataPoint[int64]{{Value: int64(status.Runner.Orphans.Orphans)}}, metricdatatest.IgnoreTimestamp())
 }
 
 // TestOneTimePasswordStaysOutOfTheLog: a first start in builtin mode with
@@ -164,7 +179,7 @@ func TestOneTimePasswordStaysOutOfTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	core, logs := observer.New(zapcore.DebugLevel)
-	set := extensiontest.NewNopSettings(componentType)
+	set := extensiontest.NewNopSettings(metadata.Type)
 	set.Logger = zap.New(core)
 	ui, err := NewFactory().Create(ctx, set, cfg)
 	if err != nil {

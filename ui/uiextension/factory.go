@@ -3,6 +3,8 @@
 // directory, so the UI lives where the ledger exporter lives.
 package uiextension
 
+//go:generate mdatagen metadata.yaml
+
 import (
 	"context"
 	"fmt"
@@ -12,6 +14,7 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/extension"
+	"go.opentelemetry.io/otel/metric"
 
 	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/contentstore"
@@ -27,13 +30,12 @@ import (
 	"github.com/docketlabs/docket/ui/api"
 	"github.com/docketlabs/docket/ui/apiclient"
 	"github.com/docketlabs/docket/ui/auth"
+	"github.com/docketlabs/docket/ui/uiextension/internal/metadata"
 )
-
-var componentType = component.MustNewType("docketui")
 
 // NewFactory returns the factory of the UI extension.
 func NewFactory() extension.Factory {
-	return extension.NewFactory(componentType, createDefaultConfig, create, component.StabilityLevelDevelopment)
+	return extension.NewFactory(metadata.Type, createDefaultConfig, create, metadata.ExtensionStability)
 }
 
 func createDefaultConfig() component.Config {
@@ -61,6 +63,7 @@ type uiExtension struct {
 	server *api.Server
 	runner *lifecycle.Runner
 	replay *runs.Manager
+	tel    *metadata.TelemetryBuilder
 }
 
 // Dependencies makes the collector start the content store first.
@@ -113,11 +116,12 @@ func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
 	case deps.Lifecycle != nil && u.cfg.LifecycleInterval > 0:
 		// The runner outlives Start's context; Shutdown stops it.
 		deps.Runner = lifecycle.NewRunner(deps.Lifecycle, u.cfg.LifecycleInterval)
-		if err = deps.Runner.RegisterMetrics(u.set.MeterProvider.Meter("github.com/docketlabs/docket/ledger/lifecycle")); err != nil {
+		if u.tel, err = lifecycleMetrics(u.set.TelemetrySettings, deps.Runner); err != nil {
 			_ = store.Engine().Close()
 			return err
 		}
 		if err = deps.Runner.Start(context.WithoutCancel(ctx)); err != nil {
+			u.tel.Shutdown()
 			_ = store.Engine().Close()
 			return err
 		}
@@ -131,6 +135,7 @@ func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
 	if err != nil {
 		if deps.Runner != nil {
 			deps.Runner.Stop()
+			u.tel.Shutdown()
 		}
 		_ = store.Engine().Close()
 		return err
@@ -171,6 +176,25 @@ func (u *uiExtension) replays(store *ledger.Store, content contentstore.Store) (
 	return runs.New(r, runs.Limits{MaxN: c.MaxN, MaxCostUSD: c.MaxCostUSD, Timeout: c.Timeout, MaxRunning: c.MaxRunning})
 }
 
+// lifecycleMetrics reports the runner's last orphan scan (metadata.yaml;
+// counts only, no labels).
+func lifecycleMetrics(set component.TelemetrySettings, r *lifecycle.Runner) (*metadata.TelemetryBuilder, error) {
+	tel, err := metadata.NewTelemetryBuilder(set)
+	if err == nil {
+		err = tel.RegisterExtensionDocketuiLifecycleOrphanObjectsCallback(func(_ context.Context, o metric.Int64Observer) error {
+			if scan := r.Status().Orphans; scan != nil {
+				o.Observe(int64(scan.Orphans))
+			}
+			return nil
+		})
+	}
+	if err != nil {
+		tel.Shutdown()
+		return nil, fmt.Errorf("docketui: metrics: %w", err)
+	}
+	return tel, nil
+}
+
 func (u *uiExtension) contentStore(host component.Host) (contentstore.Store, error) {
 	if u.cfg.ContentStore == nil {
 		return nil, nil
@@ -200,6 +224,7 @@ func (u *uiExtension) Shutdown(ctx context.Context) error {
 	if u.runner != nil {
 		// An expiry run it interrupts is recorded as failed.
 		u.runner.Stop()
+		u.tel.Shutdown()
 	}
 	if u.replay != nil {
 		// Replays in flight end as cancelled, with what they did recorded.

@@ -39,7 +39,7 @@ function account(data) {
   const rows = rec.completenessRows(data);
   const since = data.collector
     ? ['Collector counts since it started, ', timeEl(data.collector.since), '; ledger rows received since then. ']
-    : ['This UI runs apart from the collector: its counts are in the metric docket_completeness_spans. Ledger rows of the last day. '];
+    : ['This UI runs apart from the collector: its counts are in the metric otelcol_exporter_ledger_completeness_spans. Ledger rows of the last day. '];
   const intro = h('p', { class: 'muted', testid: 'completeness-since' }, since,
     'Calls the provider answered that no column counts were lost before Docket, in the application: the table above shows them.');
   if (rows.length === 0) {

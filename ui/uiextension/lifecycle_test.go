@@ -1,0 +1,17 @@
+package uiextension
+
+import (
+	"testing"
+
+	"go.opentelemetry.io/collector/component"
+
+	"github.com/docketlabs/docket/internal/hosttest"
+	"github.com/docketlabs/docket/internal/shorttest"
+)
+
+// lifecycleHost is the host of the generated lifecycle test: the default
+// configuration opens the embedded ledger and the UI's users file under
+// ./data.
+func lifecycleHost(t *testing.T) component.Host {
+	return hosttest.InTempDir(t, shorttest.ChDB)
+}
