@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -638,4 +639,134 @@ func TestFleetLosesNothingWhenAGatewayDies(t *testing.T) {
 		calls, u.rows, u.physical[0], u.physical[1], len(u.byKey), u.perGW[0], u.perGW[1], dups)
 	t.Logf("traces sent %d (%d error); in the backend %d, complete %d; partial %d, all touched by the killed gateway (%d traces did); error traces handled by the survivor alone: %d of %d complete; spans received more than once: %d",
 		traces, traces/5, inBackend, complete, partialTouchedA, touchedA, errorsBComplete, errorsB, dupSpans)
+}
+
+// TestCanaryRollout runs deploy/canary/canary.sh against a loopback fleet
+// under steady traffic: gateway 0 is the canary, restarted by an init
+// system (the test) whenever it exits. A harmless config change proceeds;
+// a config that validates but cannot write the ledger is rolled back, and
+// the fleet loses no call through either.
+func TestCanaryRollout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the collector")
+	}
+	f := newFleet(t)
+	shipped, err := os.ReadFile("../deploy/gateway.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	canaryCfg := filepath.Join(f.dir, "canary-gateway.yaml")
+	if err := os.WriteFile(canaryCfg, shipped, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	canary := f.addGateway(canaryCfg)
+	canary.supervise = true
+	other := f.addGateway("../deploy/gateway.yaml")
+	for range 2 {
+		f.addAgent(canary, other)
+	}
+	for _, p := range append(f.gateways, f.agents...) {
+		p.start()
+	}
+	for _, p := range append(f.gateways, f.agents...) {
+		p.waitHealthy()
+	}
+
+	// Steady traffic until the end.
+	s := f.sender()
+	stop, sent := make(chan struct{}), make(chan int)
+	go func() {
+		n := 0
+		defer func() { sent <- n }()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			for h, td := range fleetHalves(n, 5) {
+				if err := s.send(h, td); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+			n += 5
+		}
+	}()
+
+	candidate := func(name, from, to string) string {
+		if !strings.Contains(string(shipped), from) {
+			t.Fatalf("deploy/gateway.yaml has no %q", from)
+		}
+		path := filepath.Join(f.dir, name)
+		if err := os.WriteFile(path, []byte(strings.Replace(string(shipped), from, to, 1)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	proceeded := filepath.Join(f.dir, "proceeded")
+	restart := fmt.Sprintf(`pid=$(cat %[1]q); kill -TERM "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done`, canary.pidFile)
+	run := func(config string) (int, string) {
+		cmd := exec.Command("bash", "../deploy/canary/canary.sh", config)
+		cmd.Env = append(append(os.Environ(), canary.env...),
+			"DOCKET_BIN="+f.bin,
+			"CANARY_APPLY="+fmt.Sprintf(`cp "$1" %q && %s`, canaryCfg, restart),
+			"CANARY_ROLLBACK="+fmt.Sprintf(`cp %q %q && %s`, "../deploy/gateway.yaml", canaryCfg, restart),
+			"CANARY_PROCEED="+fmt.Sprintf(`echo "$1" > %q`, proceeded),
+			"CANARY_METRICS="+canary.mURL, "OTHERS_METRICS="+other.mURL,
+			"CANARY_SOAK=5", "CANARY_SETTLE=2")
+		out, err := cmd.CombinedOutput()
+		code := 0
+		var ee *exec.ExitError
+		switch {
+		case errors.As(err, &ee):
+			code = ee.ExitCode()
+		case err != nil:
+			t.Fatal(err)
+		}
+		t.Logf("canary.sh %s: exit %d\n%s", filepath.Base(config), code, out)
+		return code, string(out)
+	}
+
+	good := candidate("good.yaml", "sampling_percentage: 10", "sampling_percentage: 20")
+	if code, out := run(good); code != 0 || !strings.Contains(out, "canary: proceed") {
+		t.Errorf("a harmless change did not proceed (exit %d)", code)
+	}
+	if b, err := os.ReadFile(proceeded); err != nil || strings.TrimSpace(string(b)) != good {
+		t.Errorf("the proceed command did not get the new config: %q %v", b, err)
+	}
+	if err := os.Remove(proceeded); err != nil {
+		t.Fatal(err)
+	}
+
+	unreachable := fmt.Sprintf("storage: {clickhouse: {dsn: 'http://127.0.0.1:%s/docket', allow_unauthenticated: true}}", proctest.FreePort(t))
+	bad := candidate("bad.yaml", "storage: ${env:DOCKET_LEDGER_STORAGE}", unreachable)
+	// A gateway answers only once the ledger holds a batch, so a ledger it
+	// cannot write shows as refused spans (error rate) or, while its
+	// requests hang until the agents' deadline, as no traffic.
+	if code, out := run(bad); code != 1 || !strings.Contains(out, "canary: roll back: ") {
+		t.Errorf("a config that cannot write the ledger was not rolled back (exit %d)", code)
+	}
+	if _, err := os.Stat(proceeded); err == nil {
+		t.Error("the bad config was rolled out to the other gateways")
+	}
+	if b, err := os.ReadFile(canaryCfg); err != nil || string(b) != string(shipped) {
+		t.Errorf("the canary does not run the shipped config again after the rollback (%v)", err)
+	}
+	// A config that does not validate changes nothing.
+	invalid := candidate("invalid.yaml", "sampling_percentage: 10", "sampling_percentage: 10\n        no_such_key: 1")
+	if code, _ := run(invalid); code != 2 {
+		t.Errorf("an invalid config: exit %d, want 2", code)
+	}
+
+	close(stop)
+	traces := <-sent
+	f.waitAgentsDrained(90 * time.Second)
+	for _, p := range append(f.agents, f.gateways...) {
+		p.stop(syscall.SIGTERM)
+	}
+	u := unionLedgers(t, f.gateways)
+	dups := u.check(t, traces)
+	t.Logf("canary runs: calls sent %d, distinct in the ledgers %d (canary %d, other %d), physical rows %d, in both ledgers %d",
+		traces*(fleetTraceSpans-1), len(u.byKey), u.perGW[0], u.perGW[1], u.rows, dups)
 }

@@ -96,7 +96,8 @@ func (e *ledgerExporter) start(ctx context.Context, host component.Host) error {
 		metric.WithDescription("Server, producer and consumer spans not kept: no LLM call of their trace arrived within request_spans.window, or more were waiting than max_pending_spans")); err != nil {
 		return err
 	}
-	if !e.cfg.QueueConfig.HasValue() || e.cfg.QueueConfig.Get().StorageID == nil {
+	// Without a queue a call is acknowledged only once written: nothing to lose.
+	if e.cfg.QueueConfig.HasValue() && e.cfg.QueueConfig.Get().StorageID == nil {
 		e.logger.Warn("ledger sending_queue has no storage: calls accepted but not yet written are lost if the process dies; set sending_queue.storage to a file_storage extension")
 	}
 	if registerErr := e.health.register(e.meter); registerErr != nil {
