@@ -103,3 +103,66 @@ func TestComposeRequiresSecrets(t *testing.T) {
 		}
 	}
 }
+
+// The two-layer configs lose nothing only with these settings (README,
+// "Delivery"): the agent's queue on disk, retried without end, and no
+// queue or retry per gateway that would hold a batch in memory; the
+// gateway answers only once the ledger holds a batch.
+func TestTwoLayerDelivery(t *testing.T) {
+	type retry struct {
+		Enabled        *bool  `yaml:"enabled"`
+		MaxElapsedTime string `yaml:"max_elapsed_time"`
+	}
+	type queue struct {
+		Enabled *bool  `yaml:"enabled"`
+		Storage string `yaml:"storage"`
+	}
+	var agent struct {
+		Exporters struct {
+			LB struct {
+				Retry    retry  `yaml:"retry_on_failure"`
+				Queue    queue  `yaml:"sending_queue"`
+				Routing  string `yaml:"routing_key"`
+				Protocol struct {
+					OTLP struct {
+						Retry retry `yaml:"retry_on_failure"`
+						Queue queue `yaml:"sending_queue"`
+					} `yaml:"otlp"`
+				} `yaml:"protocol"`
+			} `yaml:"load_balancing"`
+		} `yaml:"exporters"`
+		Extensions map[string]map[string]any `yaml:"extensions"`
+	}
+	var gateway struct {
+		Exporters struct {
+			Ledger struct {
+				Queue queue `yaml:"sending_queue"`
+			} `yaml:"ledger"`
+		} `yaml:"exporters"`
+	}
+	for path, out := range map[string]any{"agent.yaml": &agent, "gateway.yaml": &gateway} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := yaml.Unmarshal(b, out); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	lb := agent.Exporters.LB
+	if lb.Routing != "traceID" {
+		t.Errorf("agent: routing_key %q, want traceID (tail sampling needs whole traces)", lb.Routing)
+	}
+	if lb.Queue.Enabled == nil || !*lb.Queue.Enabled || !strings.HasPrefix(lb.Queue.Storage, "file_storage") || agent.Extensions[lb.Queue.Storage] == nil {
+		t.Errorf("agent: load_balancing.sending_queue %+v is not on a configured file_storage", lb.Queue)
+	}
+	if lb.Retry.Enabled == nil || !*lb.Retry.Enabled || lb.Retry.MaxElapsedTime != "0" {
+		t.Errorf("agent: load_balancing.retry_on_failure %+v must retry without end", lb.Retry)
+	}
+	if o := lb.Protocol.OTLP; o.Queue.Enabled == nil || *o.Queue.Enabled || o.Retry.Enabled == nil || *o.Retry.Enabled {
+		t.Errorf("agent: per-gateway queue %+v and retry %+v must be off", o.Queue, o.Retry)
+	}
+	if q := gateway.Exporters.Ledger.Queue; q.Enabled == nil || *q.Enabled {
+		t.Errorf("gateway: the ledger's sending_queue %+v must be off (answer only once written)", q)
+	}
+}
