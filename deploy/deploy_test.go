@@ -109,6 +109,7 @@ func TestComposeRequiresSecrets(t *testing.T) {
 // queue or retry per gateway that would hold a batch in memory; the
 // gateway answers only once the ledger holds a batch.
 func TestTwoLayerDelivery(t *testing.T) {
+	// enabled is unset (nil) unless the file says.
 	type retry struct {
 		Enabled        *bool  `yaml:"enabled"`
 		MaxElapsedTime string `yaml:"max_elapsed_time"`
@@ -117,6 +118,7 @@ func TestTwoLayerDelivery(t *testing.T) {
 		Enabled *bool  `yaml:"enabled"`
 		Storage string `yaml:"storage"`
 	}
+	is := func(b *bool, want bool) bool { return b != nil && *b == want }
 	var agent struct {
 		Exporters struct {
 			LB struct {
@@ -153,16 +155,16 @@ func TestTwoLayerDelivery(t *testing.T) {
 	if lb.Routing != "traceID" {
 		t.Errorf("agent: routing_key %q, want traceID (tail sampling needs whole traces)", lb.Routing)
 	}
-	if lb.Queue.Enabled == nil || !*lb.Queue.Enabled || !strings.HasPrefix(lb.Queue.Storage, "file_storage") || agent.Extensions[lb.Queue.Storage] == nil {
-		t.Errorf("agent: load_balancing.sending_queue %+v is not on a configured file_storage", lb.Queue)
+	if !is(lb.Queue.Enabled, true) || !strings.HasPrefix(lb.Queue.Storage, "file_storage") || agent.Extensions[lb.Queue.Storage] == nil {
+		t.Errorf("agent: load_balancing.sending_queue must be enabled on a configured file_storage (storage %q)", lb.Queue.Storage)
 	}
-	if lb.Retry.Enabled == nil || !*lb.Retry.Enabled || lb.Retry.MaxElapsedTime != "0" {
-		t.Errorf("agent: load_balancing.retry_on_failure %+v must retry without end", lb.Retry)
+	if !is(lb.Retry.Enabled, true) || lb.Retry.MaxElapsedTime != "0" {
+		t.Errorf("agent: load_balancing.retry_on_failure must be enabled with max_elapsed_time 0 (is %q)", lb.Retry.MaxElapsedTime)
 	}
-	if o := lb.Protocol.OTLP; o.Queue.Enabled == nil || *o.Queue.Enabled || o.Retry.Enabled == nil || *o.Retry.Enabled {
-		t.Errorf("agent: per-gateway queue %+v and retry %+v must be off", o.Queue, o.Retry)
+	if o := lb.Protocol.OTLP; !is(o.Queue.Enabled, false) || !is(o.Retry.Enabled, false) {
+		t.Error("agent: protocol.otlp.sending_queue and retry_on_failure must say enabled: false")
 	}
-	if q := gateway.Exporters.Ledger.Queue; q.Enabled == nil || *q.Enabled {
-		t.Errorf("gateway: the ledger's sending_queue %+v must be off (answer only once written)", q)
+	if !is(gateway.Exporters.Ledger.Queue.Enabled, false) {
+		t.Error("gateway: the ledger's sending_queue must say enabled: false (answer only once written)")
 	}
 }
