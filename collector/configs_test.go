@@ -39,6 +39,16 @@ func TestShippedConfigsValidate(t *testing.T) {
 	if out, err := validate("../deploy/collector.yaml", deployEnv); err != nil {
 		t.Errorf("deploy/collector.yaml does not validate: %v\n%s", err, out)
 	}
+	// The two layers (deploy/README.md).
+	fleetEnv := append(deployEnv, "DOCKET_GATEWAYS=[gw-0:4317, gw-1:4317]", "DOCKET_GATEWAY_CA="+filepath.Join(dir, "gw-ca.crt"),
+		"DOCKET_AGENT_CERT="+filepath.Join(dir, "agent.crt"), "DOCKET_AGENT_KEY="+filepath.Join(dir, "agent.key"),
+		"DOCKET_GATEWAY_CERT="+filepath.Join(dir, "gw.crt"), "DOCKET_GATEWAY_KEY="+filepath.Join(dir, "gw.key"),
+		"DOCKET_AGENT_CA="+filepath.Join(dir, "agent-ca.crt"), `DOCKET_LEDGER_STORAGE={clickhouse: {dsn: "https://docket:secret@clickhouse:8443/docket"}}`)
+	for _, path := range []string{"../deploy/agent.yaml", "../deploy/gateway.yaml"} {
+		if out, err := validate(path, fleetEnv); err != nil {
+			t.Errorf("%s does not validate: %v\n%s", path, err, out)
+		}
+	}
 	// The same config with one unknown key is refused, naming it.
 	out, err := validate("../deploy/collector.yaml", deployEnv, "--set=processors::sqlsanitizer::no_such_key=1")
 	if err == nil || !strings.Contains(out, "no_such_key") {
@@ -54,14 +64,16 @@ func TestShippedConfigsValidate(t *testing.T) {
 // ships or tests with: an OTLP receiver listening beyond loopback requires
 // TLS and an authenticator and passes client metadata on; every pipeline
 // fed by an OTLP receiver runs the tenant processor first (before anything
-// that drops the request's identity); only loopback-only configs trust the
-// sender's tenant attribute.
+// that drops the request's identity); only loopback-only configs, and
+// relays whose every networked receiver admits only client certificates
+// of their agents' CA (deploy/gateway.yaml), trust the sender's tenant
+// attribute.
 func TestShippedConfigsAuthenticateIngest(t *testing.T) {
 	paths, err := filepath.Glob("testdata/*.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	paths = append(paths, "dev.yaml", "../deploy/collector.yaml", "../conformance/testdata/collector.yaml")
+	paths = append(paths, "dev.yaml", "../deploy/collector.yaml", "../deploy/agent.yaml", "../deploy/gateway.yaml", "../conformance/testdata/collector.yaml")
 	networked := map[string]bool{}
 	for _, path := range paths {
 		raw, err := os.ReadFile(path)
@@ -78,7 +90,7 @@ func TestShippedConfigsAuthenticateIngest(t *testing.T) {
 		if err := yaml.Unmarshal(raw, &cfg); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		loopbackOnly := true
+		loopbackOnly, relayOnly := true, true
 		for id, r := range cfg.Receivers {
 			if componentType(id) != "otlp" {
 				continue
@@ -92,6 +104,11 @@ func TestShippedConfigsAuthenticateIngest(t *testing.T) {
 				}
 				loopbackOnly = false
 				auth, _ := p["auth"].(map[string]any)
+				tlsCfg, _ := p["tls"].(map[string]any)
+				if auth["authenticator"] == nil && tlsCfg["client_ca_file"] != nil {
+					continue // a relay's receiver: agents' client certificates only
+				}
+				relayOnly = false
 				if auth["authenticator"] == nil || p["include_metadata"] != true || p["tls"] == nil {
 					t.Errorf("%s: receiver %s/%s listens on %q without authenticator, include_metadata and tls", path, id, name, endpoint)
 				}
@@ -99,8 +116,8 @@ func TestShippedConfigsAuthenticateIngest(t *testing.T) {
 		}
 		networked[path] = !loopbackOnly
 		for id, p := range cfg.Processors {
-			if componentType(id) == "tenant" && p["trust_sender_attribute"] == true && !loopbackOnly {
-				t.Errorf("%s: %s trusts the sender's tenant attribute on receivers beyond loopback", path, id)
+			if componentType(id) == "tenant" && p["trust_sender_attribute"] == true && !loopbackOnly && !relayOnly {
+				t.Errorf("%s: %s trusts the sender's tenant attribute on receivers beyond loopback that applications can reach", path, id)
 			}
 		}
 		for name, pl := range cfg.Service.Pipelines {
@@ -111,8 +128,10 @@ func TestShippedConfigsAuthenticateIngest(t *testing.T) {
 		}
 	}
 	// The production shape must be one the checks above applied to.
-	if !networked["../deploy/collector.yaml"] {
-		t.Error("deploy/collector.yaml does not listen beyond loopback: the checks above did not apply to it")
+	for _, path := range []string{"../deploy/collector.yaml", "../deploy/agent.yaml", "../deploy/gateway.yaml"} {
+		if !networked[path] {
+			t.Errorf("%s does not listen beyond loopback: the checks above did not apply to it", path)
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,10 +24,34 @@ import (
 	"github.com/docketlabs/docket/ledger"
 )
 
-// docketBinary builds the docket command.
+// built is the docket command, built once for every test of the package:
+// linking it takes half a minute on a loaded machine.
+var built struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// docketBinary returns the docket command, building it on first use.
 func docketBinary(t *testing.T) string {
 	shorttest.Needs(t, shorttest.ChDB)
-	return proctest.Build(t, "github.com/docketlabs/docket/cmd/docket")
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "docket-e2e-"); built.err == nil {
+			built.path, built.err = proctest.BuildIn(built.dir, "github.com/docketlabs/docket/cmd/docket")
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.path
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		_ = os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 // collectorProc is a docket collector subprocess on test ports.

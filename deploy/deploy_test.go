@@ -103,3 +103,68 @@ func TestComposeRequiresSecrets(t *testing.T) {
 		}
 	}
 }
+
+// The two-layer configs lose nothing only with these settings (README,
+// "Delivery"): the agent's queue on disk, retried without end, and no
+// queue or retry per gateway that would hold a batch in memory; the
+// gateway answers only once the ledger holds a batch.
+func TestTwoLayerDelivery(t *testing.T) {
+	// enabled is unset (nil) unless the file says.
+	type retry struct {
+		Enabled        *bool  `yaml:"enabled"`
+		MaxElapsedTime string `yaml:"max_elapsed_time"`
+	}
+	type queue struct {
+		Enabled *bool  `yaml:"enabled"`
+		Storage string `yaml:"storage"`
+	}
+	is := func(b *bool, want bool) bool { return b != nil && *b == want }
+	var agent struct {
+		Exporters struct {
+			LB struct {
+				Retry    retry  `yaml:"retry_on_failure"`
+				Queue    queue  `yaml:"sending_queue"`
+				Routing  string `yaml:"routing_key"`
+				Protocol struct {
+					OTLP struct {
+						Retry retry `yaml:"retry_on_failure"`
+						Queue queue `yaml:"sending_queue"`
+					} `yaml:"otlp"`
+				} `yaml:"protocol"`
+			} `yaml:"load_balancing"`
+		} `yaml:"exporters"`
+		Extensions map[string]map[string]any `yaml:"extensions"`
+	}
+	var gateway struct {
+		Exporters struct {
+			Ledger struct {
+				Queue queue `yaml:"sending_queue"`
+			} `yaml:"ledger"`
+		} `yaml:"exporters"`
+	}
+	for path, out := range map[string]any{"agent.yaml": &agent, "gateway.yaml": &gateway} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := yaml.Unmarshal(b, out); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	lb := agent.Exporters.LB
+	if lb.Routing != "traceID" {
+		t.Errorf("agent: routing_key %q, want traceID (tail sampling needs whole traces)", lb.Routing)
+	}
+	if !is(lb.Queue.Enabled, true) || !strings.HasPrefix(lb.Queue.Storage, "file_storage") || agent.Extensions[lb.Queue.Storage] == nil {
+		t.Errorf("agent: load_balancing.sending_queue must be enabled on a configured file_storage (storage %q)", lb.Queue.Storage)
+	}
+	if !is(lb.Retry.Enabled, true) || lb.Retry.MaxElapsedTime != "0" {
+		t.Errorf("agent: load_balancing.retry_on_failure must be enabled with max_elapsed_time 0 (is %q)", lb.Retry.MaxElapsedTime)
+	}
+	if o := lb.Protocol.OTLP; !is(o.Queue.Enabled, false) || !is(o.Retry.Enabled, false) {
+		t.Error("agent: protocol.otlp.sending_queue and retry_on_failure must say enabled: false")
+	}
+	if !is(gateway.Exporters.Ledger.Queue.Enabled, false) {
+		t.Error("gateway: the ledger's sending_queue must say enabled: false (answer only once written)")
+	}
+}

@@ -15,11 +15,21 @@ import (
 // directory and returns the binary's path.
 func Build(t testing.TB, pkg string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), path.Base(pkg))
-	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-		t.Fatalf("build %s: %v\n%s", pkg, err, out)
+	bin, err := BuildIn(t.TempDir(), pkg)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return bin
+}
+
+// BuildIn compiles the command pkg into dir, for a binary that outlives
+// one test (the caller removes dir).
+func BuildIn(dir, pkg string) (string, error) {
+	bin := filepath.Join(dir, path.Base(pkg))
+	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build %s: %w\n%s", pkg, err, out)
+	}
+	return bin, nil
 }
 
 // FreePort returns a loopback TCP port that was free a moment ago.

@@ -10,6 +10,7 @@ package s3test
 import (
 	"bytes"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -28,7 +29,7 @@ import (
 
 // Server is one running versitygw.
 type Server struct {
-	// Endpoint is host:port, plain HTTP.
+	// Endpoint is host:port, plain HTTP unless started by StartTLS.
 	Endpoint  string
 	AccessKey string
 	SecretKey string
@@ -36,12 +37,25 @@ type Server struct {
 	t                   testing.TB
 	bin, root, versions string
 	logPath             string
+	tlsArgs             []string
 	cmd                 *exec.Cmd
 	exited              chan struct{}
 }
 
 // Start starts a server and stops it when the test ends.
 func Start(t testing.TB) *Server {
+	t.Helper()
+	return start(t, nil)
+}
+
+// StartTLS starts a server that speaks HTTPS with the given certificate,
+// for clients that verify it the way they would in production.
+func StartTLS(t testing.TB, certFile, keyFile string) *Server {
+	t.Helper()
+	return start(t, []string{"--cert", certFile, "--key", keyFile})
+}
+
+func start(t testing.TB, tlsArgs []string) *Server {
 	t.Helper()
 	bin := Binary(t)
 	dir := t.TempDir()
@@ -53,6 +67,7 @@ func Start(t testing.TB) *Server {
 		Endpoint:  "127.0.0.1:" + proctest.FreePort(t),
 		AccessKey: randomHex(t, 10),
 		SecretKey: randomHex(t, 20),
+		tlsArgs:   tlsArgs,
 	}
 	for _, d := range []string{s.root, s.versions} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
@@ -121,8 +136,8 @@ func (s *Server) start() {
 		s.t.Fatal(err)
 	}
 	defer func() { _ = log.Close() }()
-	cmd := exec.Command(s.bin, "--port", s.Endpoint, "-a", s.AccessKey, "-s", s.SecretKey, "-q",
-		"posix", "--versioning-dir", s.versions, s.root)
+	args := append([]string{"--port", s.Endpoint, "-a", s.AccessKey, "-s", s.SecretKey, "-q"}, s.tlsArgs...)
+	cmd := exec.Command(s.bin, append(args, "posix", "--versioning-dir", s.versions, s.root)...)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		s.t.Fatalf("s3test: start versitygw: %v", err)
@@ -131,9 +146,13 @@ func (s *Server) start() {
 	go func() { _ = cmd.Wait(); close(exited) }()
 	s.cmd, s.exited = cmd, exited
 	deadline := time.Now().Add(15 * time.Second)
-	client := &http.Client{Timeout: time.Second}
+	client, scheme := &http.Client{Timeout: time.Second}, "http"
+	if len(s.tlsArgs) > 0 {
+		client.Transport = &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // readiness probe only; clients of the server verify it
+		scheme = "https"
+	}
 	for {
-		resp, err := client.Get("http://" + s.Endpoint + "/")
+		resp, err := client.Get(scheme + "://" + s.Endpoint + "/")
 		if err == nil {
 			resp.Body.Close()
 			return

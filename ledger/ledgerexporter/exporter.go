@@ -74,7 +74,8 @@ func (e *ledgerExporter) start(ctx context.Context, host component.Host) error {
 	}
 	e.extractor = &ledger.Extractor{DefaultTenant: e.cfg.DefaultTenant, Prices: prices,
 		MaxClockSkew: e.cfg.Validation.MaxClockSkew, MaxAge: e.cfg.Validation.MaxAge}
-	if !e.cfg.QueueConfig.HasValue() || e.cfg.QueueConfig.Get().StorageID == nil {
+	// Without a queue a call is acknowledged only once written: nothing to lose.
+	if e.cfg.QueueConfig.HasValue() && e.cfg.QueueConfig.Get().StorageID == nil {
 		e.logger.Warn("ledger sending_queue has no storage: calls accepted but not yet written are lost if the process dies; set sending_queue.storage to a file_storage extension")
 	}
 	if registerErr := e.tel.RegisterExporterLedgerStorageAvailableCallback(e.health.observe); registerErr != nil {
