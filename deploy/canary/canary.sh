@@ -29,7 +29,7 @@
 #   error rate     the larger of receiver refused + failed spans and exporter
 #                  send_failed spans, over spans in (a span an exporter fails is
 #                  refused at the receiver too)
-#   completeness   docket_completeness_spans{stage="written"} / {stage="received"},
+#   completeness   otelcol_exporter_ledger_completeness_spans{stage="written"} / {stage="received"},
 #                  written counted CANARY_SETTLE seconds later (at most 1)
 # Roll back when the canary takes no traffic within CANARY_WARMUP, or
 # received fewer than CANARY_MIN_SPANS spans while the others received some, when its error rate exceeds the others' by
@@ -66,8 +66,8 @@ counters() {
 		name == "otelcol_receiver_accepted_spans" { in_ += v }
 		name == "otelcol_receiver_refused_spans" || name == "otelcol_receiver_failed_spans" { in_ += v; ref += v }
 		name == "otelcol_exporter_send_failed_spans" { sf += v }
-		name == "docket_completeness_spans" && /stage="received"/ { rec += v }
-		name == "docket_completeness_spans" && /stage="written"/ { wr += v }
+		name == "otelcol_exporter_ledger_completeness_spans" && /stage="received"/ { rec += v }
+		name == "otelcol_exporter_ledger_completeness_spans" && /stage="written"/ { wr += v }
 		END { printf "%d %d %d %d %d\n", in_, ref, sf, rec, wr }'
 }
 
