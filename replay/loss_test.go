@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/docketlabs/docket/fakeprovider"
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
 )
 
 // replayRows counts the ledger rows of replays of trace, read from the
@@ -17,7 +17,7 @@ func replayRows(t *testing.T, trace string) (ok, failed int) {
 	type row struct {
 		Status string `json:"status"`
 	}
-	rows, err := engine.QueryRows[row](context.Background(), ledgerStore.Engine(),
+	rows, err := storage.QueryRows[row](context.Background(), ledgerStore.Engine(),
 		"SELECT status FROM llm_calls WHERE request_params[{key:String}] = {trace:String}",
 		map[string]any{"key": paramOfTraceID, "trace": trace})
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/queries"
 	"github.com/docketlabs/docket/replay/distribution"
 )
@@ -91,7 +91,7 @@ func (r *Runner) record(ctx context.Context, runID string, at time.Time, actor, 
 
 // Records returns the recorded replay results of a trace, oldest first.
 func (r *Runner) Records(ctx context.Context, traceID string) ([]Record, error) {
-	out, err := engine.QueryRows[Record](ctx, r.Ledger.Engine(), queries.MustGet("replay_results_by_trace"), map[string]any{"trace_id": traceID})
+	out, err := storage.QueryRows[Record](ctx, r.Ledger.Engine(), queries.MustGet("replay_results_by_trace"), map[string]any{"trace_id": traceID})
 	if err != nil {
 		return nil, fmt.Errorf("replay: read results: %w", err)
 	}

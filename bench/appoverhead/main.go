@@ -41,7 +41,7 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/chdbengine"
+	"github.com/docketlabs/docket/ledger/storage/chdb"
 )
 
 type options struct {
@@ -418,7 +418,7 @@ func appLost(log string) int64 {
 }
 
 func countLedger(path string) (int64, error) {
-	eng, err := chdbengine.Open(path)
+	eng, err := chdb.Open(path)
 	if err != nil {
 		return 0, fmt.Errorf("open ledger: %w", err)
 	}

@@ -22,8 +22,8 @@ import (
 	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/backend"
-	"github.com/docketlabs/docket/ledger/chdbengine"
+	"github.com/docketlabs/docket/ledger/storage/chdb"
+	"github.com/docketlabs/docket/ledger/storageconfig"
 	"github.com/docketlabs/docket/ledger/views"
 )
 
@@ -201,7 +201,7 @@ func TestBadValuesAreFlaggedNotStored(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "ledger")
 	cfg := createDefaultConfig().(*Config)
-	cfg.Storage.Embedded = &backend.EmbeddedConfig{Path: path}
+	cfg.Storage.Embedded = &storageconfig.EmbeddedConfig{Path: path}
 	cfg.QueueConfig = configoptional.None[exporterhelper.QueueBatchConfig]() // written before ConsumeTraces returns
 	set := exporter.Settings{ID: component.NewID(componentType), TelemetrySettings: componenttest.NewNopTelemetrySettings(), BuildInfo: component.NewDefaultBuildInfo()}
 	exp, err := NewFactory().CreateTraces(ctx, set, cfg)
@@ -226,7 +226,7 @@ func TestBadValuesAreFlaggedNotStored(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	eng, err := chdbengine.Open(path)
+	eng, err := chdb.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,8 +21,8 @@ import (
 	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/backend"
 	"github.com/docketlabs/docket/ledger/pricing"
+	"github.com/docketlabs/docket/ledger/storageconfig"
 )
 
 type ledgerExporter struct {
@@ -142,7 +142,7 @@ func (e *ledgerExporter) openStore(ctx context.Context) (*ledger.Store, error) {
 	e.storeMu.Lock()
 	defer e.storeMu.Unlock()
 	if e.store == nil {
-		store, err := backend.Open(ctx, e.cfg.Storage)
+		store, err := storageconfig.Open(ctx, e.cfg.Storage)
 		if err != nil {
 			return nil, fmt.Errorf("ledger: storage unavailable: %w", err)
 		}

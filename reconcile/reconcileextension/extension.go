@@ -13,7 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/backend"
+	"github.com/docketlabs/docket/ledger/storageconfig"
 	"github.com/docketlabs/docket/ledger/usage"
 	"github.com/docketlabs/docket/reconcile"
 	"github.com/docketlabs/docket/reconcile/reconcileextension/internal/metadata"
@@ -50,7 +50,7 @@ func (e *reconcileExtension) Start(ctx context.Context, _ component.Host) error 
 	if err := e.metrics(); err != nil {
 		return err
 	}
-	store, err := backend.Open(ctx, e.cfg.Storage)
+	store, err := storageconfig.Open(ctx, e.cfg.Storage)
 	if err != nil {
 		_ = e.reg.Unregister()
 		return err

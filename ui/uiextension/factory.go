@@ -17,9 +17,9 @@ import (
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
-	"github.com/docketlabs/docket/ledger/backend"
 	"github.com/docketlabs/docket/ledger/lifecycle"
 	"github.com/docketlabs/docket/ledger/pricing"
+	"github.com/docketlabs/docket/ledger/storageconfig"
 	"github.com/docketlabs/docket/replay"
 	replaylifecycle "github.com/docketlabs/docket/replay/lifecycle"
 	"github.com/docketlabs/docket/replay/providers"
@@ -56,7 +56,7 @@ type uiExtension struct {
 	cfg    *Config
 	set    extension.Settings
 	store  *ledger.Store
-	ledger *backend.Reopening
+	ledger *storageconfig.Reopening
 	watch  chan struct{} // closed to stop watching the ledger's state
 	server *api.Server
 	runner *lifecycle.Runner

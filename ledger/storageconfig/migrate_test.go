@@ -1,4 +1,4 @@
-package backend_test
+package storageconfig_test
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/engine"
 	"github.com/docketlabs/docket/ledger/ledgertest"
+	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/queries"
 )
 
@@ -44,7 +44,7 @@ func TestFirstWriteWinsMigration(t *testing.T) {
 	}
 }
 
-func checkMigration(t *testing.T, eng engine.Engine, m7 queries.Migration, crash int) {
+func checkMigration(t *testing.T, eng storage.Engine, m7 queries.Migration, crash int) {
 	t.Helper()
 	ctx := context.Background()
 	store := ledger.NewStore(eng)
@@ -114,7 +114,7 @@ func checkMigration(t *testing.T, eng engine.Engine, m7 queries.Migration, crash
 }
 
 // runStatements runs migration statements as Migrate does, guards included.
-func runStatements(t *testing.T, eng engine.Engine, stmts []queries.Statement) {
+func runStatements(t *testing.T, eng storage.Engine, stmts []queries.Statement) {
 	t.Helper()
 	ctx := context.Background()
 	for i, stmt := range stmts {

@@ -1,9 +1,14 @@
-// Package engine is the narrow seam between the ledger and a ClickHouse
+// Package storage is the narrow seam between the ledger and a ClickHouse
 // engine: the embedded chDB library or a ClickHouse server. Both run the same
 // SQL from the queries package; results come back as one JSON object per row,
 // which both engines produce natively, so no driver-specific scanning leaks
 // into the ledger.
-package engine
+//
+// The one name for the ledger's storage: this package is the interface and
+// the SQL literal helpers; storage/chdb (embedded) and storage/clickhouse
+// (server) are its adapters; ledger/storageconfig opens the one the
+// `storage:` configuration key chooses.
+package storage
 
 import (
 	"context"
@@ -30,4 +35,4 @@ type Engine interface {
 
 // ErrStop may be returned by a QueryJSON callback to end iteration early
 // without an error.
-var ErrStop = errors.New("engine: stop iteration")
+var ErrStop = errors.New("storage: stop iteration")

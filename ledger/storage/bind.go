@@ -1,4 +1,4 @@
-package engine
+package storage
 
 import (
 	"fmt"
@@ -24,19 +24,19 @@ func Bind(query string, params map[string]any) (string, error) {
 		}
 		end := strings.IndexByte(query[i:], '}')
 		if end < 0 {
-			return "", fmt.Errorf("engine: bind: unterminated placeholder at offset %d", i)
+			return "", fmt.Errorf("storage: bind: unterminated placeholder at offset %d", i)
 		}
 		name, typ, ok := strings.Cut(query[i+1:i+end], ":")
 		if !ok {
-			return "", fmt.Errorf("engine: bind: placeholder at offset %d has no type", i)
+			return "", fmt.Errorf("storage: bind: placeholder at offset %d has no type", i)
 		}
 		v, found := params[name]
 		if !found {
-			return "", fmt.Errorf("engine: bind: no value for parameter %q", name)
+			return "", fmt.Errorf("storage: bind: no value for parameter %q", name)
 		}
 		lit, err := literal(typ, v)
 		if err != nil {
-			return "", fmt.Errorf("engine: bind %q: %w", name, err)
+			return "", fmt.Errorf("storage: bind %q: %w", name, err)
 		}
 		b.WriteString(lit)
 		used[name] = true
@@ -44,7 +44,7 @@ func Bind(query string, params map[string]any) (string, error) {
 	}
 	for name := range params {
 		if !used[name] {
-			return "", fmt.Errorf("engine: bind: parameter %q has no placeholder", name)
+			return "", fmt.Errorf("storage: bind: parameter %q has no placeholder", name)
 		}
 	}
 	return b.String(), nil

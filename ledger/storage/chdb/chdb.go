@@ -1,11 +1,11 @@
-// Package chdbengine runs the ledger on chDB, the ClickHouse engine as an
+// Package chdb runs the ledger on chDB, the ClickHouse engine as an
 // in-process library (libchdb.so loaded at run time, no cgo).
 //
 // chDB allows one session per process and one process per data directory,
 // and runs queries one at a time. Open therefore hands out references to a
 // single process-wide session: the ledger exporter, the UI and background
 // jobs in one process share it, and a second directory is refused.
-package chdbengine
+package chdb
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
 )
 
 var (
@@ -45,19 +45,19 @@ type Engine struct {
 func Open(dir string) (*Engine, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("chdbengine: data dir %q: %w", dir, err)
+		return nil, fmt.Errorf("chdb: data dir %q: %w", dir, err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
 	if shared != nil {
 		if shared.dir != abs {
-			return nil, fmt.Errorf("chdbengine: this process already holds %q; chDB allows one data directory per process", shared.dir)
+			return nil, fmt.Errorf("chdb: this process already holds %q; chDB allows one data directory per process", shared.dir)
 		}
 		shared.refs++
 		return &Engine{s: shared}, nil
 	}
 	if err = os.MkdirAll(abs, 0o700); err != nil {
-		return nil, fmt.Errorf("chdbengine: create data dir: %w", err)
+		return nil, fmt.Errorf("chdb: create data dir: %w", err)
 	}
 	c, err := connect(abs)
 	if err != nil {
@@ -70,7 +70,7 @@ func Open(dir string) (*Engine, error) {
 // Dir is the data directory of the session.
 func (e *Engine) Dir() string { return e.s.dir }
 
-// Exec implements engine.Engine.
+// Exec implements storage.Engine.
 func (e *Engine) Exec(ctx context.Context, query string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -78,12 +78,12 @@ func (e *Engine) Exec(ctx context.Context, query string) error {
 	e.s.qmu.Lock()
 	defer e.s.qmu.Unlock()
 	if err := e.s.c.exec(query); err != nil {
-		return fmt.Errorf("chdbengine: exec: %w", err)
+		return fmt.Errorf("chdb: exec: %w", err)
 	}
 	return nil
 }
 
-// Insert implements engine.Engine.
+// Insert implements storage.Engine.
 func (e *Engine) Insert(ctx context.Context, query, format string, data ...[]byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -91,12 +91,12 @@ func (e *Engine) Insert(ctx context.Context, query, format string, data ...[]byt
 	e.s.qmu.Lock()
 	defer e.s.qmu.Unlock()
 	if err := e.s.c.insert(query, format, data); err != nil {
-		return fmt.Errorf("chdbengine: insert: %w", err)
+		return fmt.Errorf("chdb: insert: %w", err)
 	}
 	return nil
 }
 
-// QueryJSON implements engine.Engine.
+// QueryJSON implements storage.Engine.
 func (e *Engine) QueryJSON(ctx context.Context, query string, fn func([]byte) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -131,10 +131,10 @@ func (e *Engine) QueryJSON(ctx context.Context, query string, fn func([]byte) er
 		err = fn(partial)
 	}
 	switch {
-	case errors.Is(err, engine.ErrStop):
+	case errors.Is(err, storage.ErrStop):
 		return nil
 	case err != nil && ctx.Err() == nil:
-		return fmt.Errorf("chdbengine: query: %w", err)
+		return fmt.Errorf("chdb: query: %w", err)
 	}
 	return err
 }
@@ -155,4 +155,4 @@ func (e *Engine) Close() error {
 	return nil
 }
 
-var _ engine.Engine = (*Engine)(nil)
+var _ storage.Engine = (*Engine)(nil)

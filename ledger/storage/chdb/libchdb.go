@@ -1,4 +1,4 @@
-package chdbengine
+package chdb
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/ebitengine/purego"
 
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
 )
 
 // The binding to libchdb's C API is loaded on first use, not at program
@@ -63,19 +63,19 @@ func loadLibrary() error {
 	lib.once.Do(func() {
 		path := LibraryPath()
 		if _, err := os.Stat(path); err != nil {
-			lib.err = fmt.Errorf("chdbengine: libchdb not found at %q (set CHDB_LIB_PATH; `make deps` installs it): %w", path, err)
+			lib.err = fmt.Errorf("chdb: libchdb not found at %q (set CHDB_LIB_PATH; `make deps` installs it): %w", path, err)
 			return
 		}
 		h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_GLOBAL)
 		if err != nil {
-			lib.err = fmt.Errorf("chdbengine: load %q: %w", path, err)
+			lib.err = fmt.Errorf("chdb: load %q: %w", path, err)
 			return
 		}
 		defer func() {
 			// RegisterLibFunc panics on a missing symbol (an incompatible
 			// libchdb version).
 			if r := recover(); r != nil {
-				lib.err = fmt.Errorf("chdbengine: %q lacks the chdb C API: %v", path, r)
+				lib.err = fmt.Errorf("chdb: %q lacks the chdb C API: %v", path, r)
 			}
 		}()
 		purego.RegisterLibFunc(&lib.connect, h, "chdb_connect")
@@ -125,16 +125,16 @@ var nullFormat = []byte("Null")
 // exec runs a statement and discards its output. The statement goes to the
 // library by pointer and length, without a NUL-terminated copy.
 // libError is an error the library reported, scrubbed of the query text
-// and row values it quotes (engine.Scrub): errors end up in logs.
-func libError(msg string) error { return errors.New(engine.Scrub(msg)) }
+// and row values it quotes (storage.Scrub): errors end up in logs.
+func libError(msg string) error { return errors.New(storage.Scrub(msg)) }
 
 func (c *conn) exec(query string) error {
 	if query == "" {
-		return errors.New("chdbengine: empty statement")
+		return errors.New("chdb: empty statement")
 	}
 	r := lib.queryN(c.c.internal, unsafe.StringData(query), uintptr(len(query)), &nullFormat[0], uintptr(len(nullFormat)))
 	if r == nil {
-		return errors.New("chdbengine: query returned no result")
+		return errors.New("chdb: query returned no result")
 	}
 	defer lib.destroyResult(r)
 	if msg := lib.resultError(r); msg != "" {
@@ -152,11 +152,11 @@ func (c *conn) insert(query, format string, data [][]byte) error {
 		empty = empty && len(chunk) == 0
 	}
 	if query == "" || format == "" || empty {
-		return errors.New("chdbengine: insert needs a statement, a format and rows")
+		return errors.New("chdb: insert needs a statement, a format and rows")
 	}
 	s := lib.insertN(c.c.internal, unsafe.StringData(query), uintptr(len(query)), unsafe.StringData(format), uintptr(len(format)))
 	if s == nil {
-		return errors.New("chdbengine: insert stream not created")
+		return errors.New("chdb: insert stream not created")
 	}
 	defer lib.insertDestroy(s)
 	if msg := lib.insertError(s); msg != "" {
@@ -174,7 +174,7 @@ func (c *conn) insert(query, format string, data [][]byte) error {
 	}
 	r := lib.insertDone(s)
 	if r == nil {
-		return errors.New("chdbengine: insert returned no result")
+		return errors.New("chdb: insert returned no result")
 	}
 	defer lib.destroyResult(r)
 	if msg := lib.resultError(r); msg != "" {
@@ -187,7 +187,7 @@ func (c *conn) insert(query, format string, data [][]byte) error {
 func (c *conn) stream(query, format string, fn func(chunk []byte) error) error {
 	s := lib.streamQuery(c.c.internal, query, format)
 	if s == nil {
-		return errors.New("chdbengine: stream query returned no result")
+		return errors.New("chdb: stream query returned no result")
 	}
 	done := false
 	defer func() {

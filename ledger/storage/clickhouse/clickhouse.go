@@ -1,4 +1,4 @@
-// Package chserver runs the ledger on a ClickHouse server through its HTTP
+// Package clickhouse runs the ledger on a ClickHouse server through its HTTP
 // interface.
 //
 // The server receives exactly the SQL text the embedded engine runs: reads
@@ -9,7 +9,7 @@
 // hash those bytes. Inserts send the statement in the URL and the rows,
 // already encoded (RowBinary or JSONEachRow), as the request body: binary
 // safe, streamed without a copy, and kept out of the server's query log.
-package chserver
+package clickhouse
 
 import (
 	"bufio"
@@ -24,7 +24,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
 )
 
 // Engine is a client of one ClickHouse server's HTTP interface.
@@ -51,7 +51,7 @@ type Options struct {
 
 // ErrUnauthenticated is returned for a DSN without a password unless the
 // caller allows it: an open ClickHouse with chat logs is a breach.
-var ErrUnauthenticated = errors.New("chserver: refusing a ClickHouse server without authentication (set a password in the DSN or allow_unauthenticated: true)")
+var ErrUnauthenticated = errors.New("clickhouse: refusing a ClickHouse server without authentication (set a password in the DSN or allow_unauthenticated: true)")
 
 // maxErrorBody bounds what is read of an error response.
 const maxErrorBody = 64 << 10
@@ -62,13 +62,13 @@ func Open(ctx context.Context, dsn string, opts Options) (*Engine, error) {
 	u, err := url.Parse(dsn)
 	if err != nil || u.Host == "" {
 		// The DSN may hold a password: do not echo it.
-		return nil, errors.New("chserver: invalid DSN, want https://user:password@host:8443/database")
+		return nil, errors.New("clickhouse: invalid DSN, want https://user:password@host:8443/database")
 	}
 	if u.Scheme != "https" && u.Scheme != "http" {
-		return nil, fmt.Errorf("chserver: DSN scheme %q: the server engine speaks ClickHouse's HTTP interface, want https://user:password@host:8443/database", u.Scheme)
+		return nil, fmt.Errorf("clickhouse: DSN scheme %q: the server engine speaks ClickHouse's HTTP interface, want https://user:password@host:8443/database", u.Scheme)
 	}
 	if len(u.Query()) > 0 {
-		return nil, errors.New("chserver: DSN parameters are not supported; settings belong to the queries")
+		return nil, errors.New("clickhouse: DSN parameters are not supported; settings belong to the queries")
 	}
 	e := &Engine{
 		endpoint: u.Scheme + "://" + u.Host + "/",
@@ -94,28 +94,28 @@ func Open(ctx context.Context, dsn string, opts Options) (*Engine, error) {
 		return nil, ErrUnauthenticated
 	}
 	if err := e.Exec(ctx, "SELECT 1"); err != nil {
-		return nil, fmt.Errorf("chserver: ping %s: %w", u.Host, err)
+		return nil, fmt.Errorf("clickhouse: ping %s: %w", u.Host, err)
 	}
 	return e, nil
 }
 
-// Exec implements engine.Engine. The server holds the response until the
+// Exec implements storage.Engine. The server holds the response until the
 // statement ended (wait_end_of_query), so an error on any host of an ON
 // CLUSTER statement arrives as the HTTP status, not after a 200 in a
 // status table nobody reads.
 func (e *Engine) Exec(ctx context.Context, query string) error {
 	resp, err := e.do(ctx, url.Values{"wait_end_of_query": {"1"}}, strings.NewReader(query))
 	if err != nil {
-		return fmt.Errorf("chserver: exec: %w", err)
+		return fmt.Errorf("clickhouse: exec: %w", err)
 	}
 	defer resp.Body.Close()
 	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
-		return fmt.Errorf("chserver: exec: %w", engine.ScrubError(err))
+		return fmt.Errorf("clickhouse: exec: %w", storage.ScrubError(err))
 	}
 	return nil
 }
 
-// Insert implements engine.Engine: the statement goes in the URL, the rows
+// Insert implements storage.Engine: the statement goes in the URL, the rows
 // in the body, one chunk after another; acknowledged at the end, like Exec.
 func (e *Engine) Insert(ctx context.Context, query, format string, data ...[]byte) error {
 	readers := make([]io.Reader, 0, len(data))
@@ -125,27 +125,27 @@ func (e *Engine) Insert(ctx context.Context, query, format string, data ...[]byt
 		}
 	}
 	if query == "" || format == "" || len(readers) == 0 {
-		return errors.New("chserver: insert needs a statement, a format and rows")
+		return errors.New("clickhouse: insert needs a statement, a format and rows")
 	}
 	resp, err := e.do(ctx, url.Values{"query": {query + " FORMAT " + format}, "wait_end_of_query": {"1"}}, io.MultiReader(readers...))
 	if err != nil {
-		return fmt.Errorf("chserver: insert: %w", err)
+		return fmt.Errorf("clickhouse: insert: %w", err)
 	}
 	defer resp.Body.Close()
 	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
-		return fmt.Errorf("chserver: insert: %w", engine.ScrubError(err))
+		return fmt.Errorf("clickhouse: insert: %w", storage.ScrubError(err))
 	}
 	return nil
 }
 
-// QueryJSON implements engine.Engine. The server streams rows as it
+// QueryJSON implements storage.Engine. The server streams rows as it
 // produces them; an error after the first rows is told by a line that is not
 // a JSON object (http_write_exception_in_output_format = 0 writes the
 // exception as text) or by a cut connection, never by silence.
 func (e *Engine) QueryJSON(ctx context.Context, query string, fn func([]byte) error) error {
 	resp, err := e.do(ctx, url.Values{"default_format": {"JSONEachRow"}, "http_write_exception_in_output_format": {"0"}}, strings.NewReader(query))
 	if err != nil {
-		return fmt.Errorf("chserver: query: %w", err)
+		return fmt.Errorf("clickhouse: query: %w", err)
 	}
 	defer resp.Body.Close()
 	r := bufio.NewReaderSize(resp.Body, 64<<10)
@@ -161,14 +161,14 @@ func (e *Engine) QueryJSON(ctx context.Context, query string, fn func([]byte) er
 			long = nil
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("chserver: query: reading rows: %w", engine.ScrubError(err))
+			return fmt.Errorf("clickhouse: query: reading rows: %w", storage.ScrubError(err))
 		}
 		if row := bytes.TrimSuffix(line, []byte("\n")); len(row) > 0 {
 			if row[0] != '{' || (errors.Is(err, io.EOF) && row[len(row)-1] != '}') {
-				return fmt.Errorf("chserver: query: %w", engine.ScrubError(errors.New(string(limit(row)))))
+				return fmt.Errorf("clickhouse: query: %w", storage.ScrubError(errors.New(string(limit(row)))))
 			}
 			if ferr := fn(row); ferr != nil {
-				if errors.Is(ferr, engine.ErrStop) {
+				if errors.Is(ferr, storage.ErrStop) {
 					return nil
 				}
 				return ferr
@@ -205,12 +205,12 @@ func (e *Engine) do(ctx context.Context, params url.Values, body io.Reader) (*ht
 	}
 	resp, err := e.client.Do(req)
 	if err != nil {
-		return nil, engine.ScrubError(err)
+		return nil, storage.ScrubError(err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		defer resp.Body.Close()
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return nil, fmt.Errorf("HTTP %d: %w", resp.StatusCode, engine.ScrubError(errors.New(strings.TrimSpace(string(msg)))))
+		return nil, fmt.Errorf("HTTP %d: %w", resp.StatusCode, storage.ScrubError(errors.New(strings.TrimSpace(string(msg)))))
 	}
 	return resp, nil
 }
@@ -224,10 +224,10 @@ func limit(b []byte) []byte {
 	return b
 }
 
-// Close implements engine.Engine.
+// Close implements storage.Engine.
 func (e *Engine) Close() error {
 	e.client.CloseIdleConnections()
 	return nil
 }
 
-var _ engine.Engine = (*Engine)(nil)
+var _ storage.Engine = (*Engine)(nil)

@@ -1,4 +1,4 @@
-package backend_test
+package storageconfig_test
 
 import (
 	"context"
@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docketlabs/docket/ledger/engine"
 	"github.com/docketlabs/docket/ledger/ledgertest"
+	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/queries"
 )
 
@@ -20,7 +20,7 @@ func TestClusterDDLParses(t *testing.T) {
 	eng := ledgertest.Engine(t)
 	// The check can fail: ON CLUSTER in the wrong place does not parse.
 	for _, bad := range []string{"EXCHANGE TABLES a ON CLUSTER c AND b", "CREATE MATERIALIZED VIEW IF NOT EXISTS v TO t ON CLUSTER c AS SELECT 1"} {
-		if err := eng.QueryJSON(ctx, "SELECT formatQuery("+engine.Quote(bad)+")", func([]byte) error { return nil }); err == nil {
+		if err := eng.QueryJSON(ctx, "SELECT formatQuery("+storage.Quote(bad)+")", func([]byte) error { return nil }); err == nil {
 			t.Fatalf("the parser accepted %q", bad)
 		}
 	}
@@ -46,7 +46,7 @@ func TestClusterDDLParses(t *testing.T) {
 			var got struct {
 				F string `json:"f"`
 			}
-			err := eng.QueryJSON(ctx, "SELECT formatQuery("+engine.Quote(q)+") AS f", func(row []byte) error { return json.Unmarshal(row, &got) })
+			err := eng.QueryJSON(ctx, "SELECT formatQuery("+storage.Quote(q)+") AS f", func(row []byte) error { return json.Unmarshal(row, &got) })
 			if err != nil {
 				t.Errorf("the engine does not parse:\n%s\n%v", q, err)
 				continue

@@ -1,6 +1,6 @@
-// Package backend chooses and opens the ledger's storage engine from
+// Package storageconfig chooses and opens the ledger's storage engine from
 // configuration: the embedded chDB engine (default) or a ClickHouse server.
-package backend
+package storageconfig
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 	"go.opentelemetry.io/collector/config/configopaque"
 
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/chdbengine"
-	"github.com/docketlabs/docket/ledger/chserver"
+	"github.com/docketlabs/docket/ledger/storage/chdb"
+	"github.com/docketlabs/docket/ledger/storage/clickhouse"
 	"github.com/docketlabs/docket/queries"
 )
 
@@ -21,14 +21,14 @@ import (
 // configured.
 var DefaultEmbeddedPath = filepath.Join("data", "ledger")
 
-// Config selects one engine. Empty means the embedded engine at
+// Config selects one storage. Empty means the embedded engine at
 // DefaultEmbeddedPath.
 type Config struct {
 	Embedded   *EmbeddedConfig   `mapstructure:"embedded"`
 	ClickHouse *ClickHouseConfig `mapstructure:"clickhouse"`
 }
 
-// EmbeddedConfig is the in-process chDB engine.
+// EmbeddedConfig is the in-process chDB storage.
 type EmbeddedConfig struct {
 	// Path is the data directory; one process may own it at a time.
 	Path string `mapstructure:"path"`
@@ -87,13 +87,13 @@ func Open(ctx context.Context, c Config) (*ledger.Store, error) {
 	var store *ledger.Store
 	if c.ClickHouse != nil {
 		ch := c.ClickHouse
-		eng, err := chserver.Open(ctx, string(ch.DSN), chserver.Options{AllowUnauthenticated: ch.AllowUnauthenticated, Cluster: ch.Cluster != ""})
+		eng, err := clickhouse.Open(ctx, string(ch.DSN), clickhouse.Options{AllowUnauthenticated: ch.AllowUnauthenticated, Cluster: ch.Cluster != ""})
 		if err != nil {
 			return nil, err
 		}
 		store = ledger.NewClusterStore(eng, queries.Schema{Cluster: ch.Cluster})
 	} else {
-		eng, err := chdbengine.Open(c.EmbeddedPath())
+		eng, err := chdb.Open(c.EmbeddedPath())
 		if err != nil {
 			return nil, err
 		}

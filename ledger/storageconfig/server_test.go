@@ -1,4 +1,4 @@
-package backend_test
+package storageconfig_test
 
 import (
 	"context"
@@ -6,9 +6,9 @@ import (
 
 	"go.opentelemetry.io/collector/config/configopaque"
 
-	"github.com/docketlabs/docket/ledger/backend"
-	"github.com/docketlabs/docket/ledger/chserver/chservertest"
 	"github.com/docketlabs/docket/ledger/ledgertest"
+	"github.com/docketlabs/docket/ledger/storage/clickhouse/clickhousetest"
+	"github.com/docketlabs/docket/ledger/storageconfig"
 )
 
 // A server configuration opens the adapter and migrates through it: here
@@ -16,9 +16,9 @@ import (
 func TestOpenServer(t *testing.T) {
 	ctx := context.Background()
 	eng := ledgertest.Engine(t)
-	front := chservertest.New(eng)
+	front := clickhousetest.New(eng)
 	defer front.Close()
-	store, err := backend.Open(ctx, backend.Config{ClickHouse: &backend.ClickHouseConfig{DSN: configopaque.String(front.DSN)}})
+	store, err := storageconfig.Open(ctx, storageconfig.Config{ClickHouse: &storageconfig.ClickHouseConfig{DSN: configopaque.String(front.DSN)}})
 	if err != nil {
 		t.Fatal(err)
 	}

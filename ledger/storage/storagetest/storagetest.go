@@ -1,11 +1,11 @@
-// Package enginetest is the engine conformance suite: what the ledger needs
-// of a ClickHouse engine, checked the same way on every engine. Targets
+// Package storagetest is the engine conformance suite: what the ledger needs
+// of a ClickHouse engine, checked the same way on every storage. Targets
 // gives the engines of a test process: the embedded chDB engine; the server
-// adapter (chserver) in front of that same engine, so the exact SQL text the
+// adapter (clickhouse) in front of that same engine, so the exact SQL text the
 // adapter sends is executed; and a live ClickHouse server when
 // DOCKET_TEST_CLICKHOUSE_DSN names one. ledgertest.Main opens the ledger of
 // every storage test on one of them (DOCKET_TEST_ENGINE).
-package enginetest
+package storagetest
 
 import (
 	"context"
@@ -21,10 +21,10 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/chdbengine"
-	"github.com/docketlabs/docket/ledger/chserver"
-	"github.com/docketlabs/docket/ledger/chserver/chservertest"
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
+	"github.com/docketlabs/docket/ledger/storage/chdb"
+	"github.com/docketlabs/docket/ledger/storage/clickhouse"
+	"github.com/docketlabs/docket/ledger/storage/clickhouse/clickhousetest"
 )
 
 // DSNEnv names a live ClickHouse server (its HTTP interface) to test
@@ -34,19 +34,19 @@ const (
 	AllowUnauthenticatedEnv = "DOCKET_TEST_CLICKHOUSE_ALLOW_UNAUTHENTICATED"
 )
 
-// EngineEnv chooses the engine of ledgertest.Main: "chdb" (default),
+// EngineEnv chooses the engine of ledgertest.Main: "embedded" (default),
 // "chserver" (the server adapter over the chDB engine) or "server" (the
 // live server named by DSNEnv).
 const EngineEnv = "DOCKET_TEST_ENGINE"
 
 // Open returns the engine EngineEnv chooses, given the process's chDB
-// engine, and a function that closes what it opened besides chdb.
-func Open(ctx context.Context, chdb engine.Engine) (engine.Engine, func(), error) {
+// engine, and a function that closes what it opened besides embedded.
+func Open(ctx context.Context, embedded storage.Engine) (storage.Engine, func(), error) {
 	switch os.Getenv(EngineEnv) {
-	case "", "chdb":
-		return chdb, func() {}, nil
+	case "", "embedded":
+		return embedded, func() {}, nil
 	case "chserver":
-		a, front, err := OverChDB(ctx, chdb)
+		a, front, err := OverChDB(ctx, embedded)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -54,36 +54,36 @@ func Open(ctx context.Context, chdb engine.Engine) (engine.Engine, func(), error
 	case "server":
 		srv, err := OpenServer(ctx)
 		if err != nil || srv == nil {
-			return nil, nil, fmt.Errorf("enginetest: %s=server needs %s: %w", EngineEnv, DSNEnv, err)
+			return nil, nil, fmt.Errorf("storagetest: %s=server needs %s: %w", EngineEnv, DSNEnv, err)
 		}
 		return srv, func() { _ = srv.Close() }, nil
 	}
-	return nil, nil, fmt.Errorf("enginetest: %s=%q, want chdb, chserver or server", EngineEnv, os.Getenv(EngineEnv))
+	return nil, nil, fmt.Errorf("storagetest: %s=%q, want embedded, chserver or server", EngineEnv, os.Getenv(EngineEnv))
 }
 
 // Target is one engine under test.
 type Target struct {
 	Name   string
-	Engine engine.Engine
+	Engine storage.Engine
 	// Front is the HTTP front of the chDB engine for the adapter target,
 	// nil otherwise: its Requests are the SQL the adapter sent.
-	Front *chservertest.Server
+	Front *clickhousetest.Server
 }
 
 // OpenServer opens the live server named by DSNEnv, or returns nil when
 // none is named.
-func OpenServer(ctx context.Context) (engine.Engine, error) {
+func OpenServer(ctx context.Context) (storage.Engine, error) {
 	dsn := os.Getenv(DSNEnv)
 	if dsn == "" {
 		return nil, nil
 	}
-	return chserver.Open(ctx, dsn, chserver.Options{AllowUnauthenticated: os.Getenv(AllowUnauthenticatedEnv) == "1"})
+	return clickhouse.Open(ctx, dsn, clickhouse.Options{AllowUnauthenticated: os.Getenv(AllowUnauthenticatedEnv) == "1"})
 }
 
 // OverChDB opens the server adapter against an HTTP front of eng.
-func OverChDB(ctx context.Context, eng engine.Engine) (*chserver.Engine, *chservertest.Server, error) {
-	front := chservertest.New(eng)
-	a, err := chserver.Open(ctx, front.DSN, chserver.Options{})
+func OverChDB(ctx context.Context, eng storage.Engine) (*clickhouse.Engine, *clickhousetest.Server, error) {
+	front := clickhousetest.New(eng)
+	a, err := clickhouse.Open(ctx, front.DSN, clickhouse.Options{})
 	if err != nil {
 		front.Close()
 		return nil, nil, err
@@ -92,17 +92,17 @@ func OverChDB(ctx context.Context, eng engine.Engine) (*chserver.Engine, *chserv
 }
 
 // Targets returns every engine this process can test on, closed with the
-// test: chdb, chserver over chdb, and the live server if one is named.
-func Targets(t testing.TB, chdb *chdbengine.Engine) []Target {
+// test: embedded, chserver over embedded, and the live server if one is named.
+func Targets(t testing.TB, embedded *chdb.Engine) []Target {
 	t.Helper()
 	ctx := context.Background()
-	out := []Target{{Name: "chdb", Engine: chdb}}
-	a, front, err := OverChDB(ctx, chdb)
+	out := []Target{{Name: "embedded", Engine: embedded}}
+	a, front, err := OverChDB(ctx, embedded)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = a.Close(); front.Close() })
-	out = append(out, Target{Name: "chserver-over-chdb", Engine: a, Front: front})
+	out = append(out, Target{Name: "chserver-over-embedded", Engine: a, Front: front})
 	srv, err := OpenServer(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +116,7 @@ func Targets(t testing.TB, chdb *chdbengine.Engine) []Target {
 
 // Run checks eng against the contract. Names it creates are unique per
 // call, so several targets may share one database.
-func Run(t *testing.T, eng engine.Engine) {
+func Run(t *testing.T, eng storage.Engine) {
 	t.Run("contract", func(t *testing.T) { contract(t, eng) })
 	t.Run("settings", func(t *testing.T) { settings(t, eng) })
 	t.Run("store", func(t *testing.T) { store(t, eng) })
@@ -128,14 +128,14 @@ func unique() string {
 	return hex.EncodeToString(b)
 }
 
-func exec(t *testing.T, eng engine.Engine, q string) {
+func exec(t *testing.T, eng storage.Engine, q string) {
 	t.Helper()
 	if err := eng.Exec(context.Background(), q); err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
 }
 
-func rows(t *testing.T, eng engine.Engine, q string) []string {
+func rows(t *testing.T, eng storage.Engine, q string) []string {
 	t.Helper()
 	var out []string
 	if err := eng.QueryJSON(context.Background(), q, func(row []byte) error { out = append(out, string(row)); return nil }); err != nil {
@@ -144,7 +144,7 @@ func rows(t *testing.T, eng engine.Engine, q string) []string {
 	return out
 }
 
-func contract(t *testing.T, eng engine.Engine) {
+func contract(t *testing.T, eng storage.Engine) {
 	ctx := context.Background()
 	table := "conformance_" + unique()
 	exec(t, eng, "CREATE TABLE "+table+" (k String, n Nullable(Int64), s String) ENGINE = MergeTree ORDER BY k")
@@ -192,7 +192,7 @@ func contract(t *testing.T, eng engine.Engine) {
 	}
 
 	var n int
-	if err := eng.QueryJSON(ctx, "SELECT number FROM numbers(100000)", func([]byte) error { n++; return engine.ErrStop }); err != nil || n != 1 {
+	if err := eng.QueryJSON(ctx, "SELECT number FROM numbers(100000)", func([]byte) error { n++; return storage.ErrStop }); err != nil || n != 1 {
 		t.Fatalf("ErrStop: %v after %d rows", err, n)
 	}
 	n = 0
@@ -219,7 +219,7 @@ func contract(t *testing.T, eng engine.Engine) {
 
 // settings: a query's trailing SETTINGS apply to that query, and so to
 // the rows it prints.
-func settings(t *testing.T, eng engine.Engine) {
+func settings(t *testing.T, eng storage.Engine) {
 	got := rows(t, eng, "SELECT toDateTime64('2026-11-29 12:00:00.123456789', 9, 'UTC') AS t, toUInt64(18446744073709551615) AS u, toDecimal64(1.5, 12) AS d "+
 		"SETTINGS date_time_output_format = 'iso', output_format_json_quote_64bit_integers = 0, output_format_decimal_trailing_zeros = 0")
 	want := `{"t":"2026-11-29T12:00:00.123456789Z","u":18446744073709551615,"d":1.5}`
@@ -229,7 +229,7 @@ func settings(t *testing.T, eng engine.Engine) {
 }
 
 // store: the ledger's own reads and writes, times included.
-func store(t *testing.T, eng engine.Engine) {
+func store(t *testing.T, eng storage.Engine) {
 	ctx := context.Background()
 	s := ledger.NewStore(eng)
 	for range 2 {

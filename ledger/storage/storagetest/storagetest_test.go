@@ -1,21 +1,21 @@
-package enginetest
+package storagetest
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/docketlabs/docket/internal/shorttest"
-	"github.com/docketlabs/docket/ledger/chdbengine"
+	"github.com/docketlabs/docket/ledger/storage/chdb"
 )
 
 func TestConformance(t *testing.T) {
 	shorttest.Needs(t, shorttest.ChDB)
-	chdb, err := chdbengine.Open(t.TempDir())
+	embedded, err := chdb.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer chdb.Close()
-	for _, target := range Targets(t, chdb) {
+	defer embedded.Close()
+	for _, target := range Targets(t, embedded) {
 		t.Run(target.Name, func(t *testing.T) {
 			Run(t, target.Engine)
 			if target.Front == nil {

@@ -1,4 +1,4 @@
-package backend
+package storageconfig
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
 )
 
 // ErrUnavailable is returned by a Reopening engine until the ledger opens.
@@ -24,13 +24,13 @@ type Reopening struct {
 	interval time.Duration
 
 	mu      sync.Mutex
-	eng     engine.Engine
+	eng     storage.Engine
 	lastTry time.Time
 	lastErr error
 	since   time.Time
 }
 
-var _ engine.Engine = (*Reopening)(nil)
+var _ storage.Engine = (*Reopening)(nil)
 
 // OpenReopening tries to open the engine once now.
 func OpenReopening(ctx context.Context, cfg Config, interval time.Duration) *Reopening {
@@ -69,7 +69,7 @@ func (r *Reopening) Retry(ctx context.Context) bool {
 	return err == nil
 }
 
-func (r *Reopening) get(ctx context.Context, now bool) (engine.Engine, error) {
+func (r *Reopening) get(ctx context.Context, now bool) (storage.Engine, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.eng != nil {
@@ -88,7 +88,7 @@ func (r *Reopening) get(ctx context.Context, now bool) (engine.Engine, error) {
 	return r.eng, nil
 }
 
-// Store is a ledger store on this engine.
+// Store is a ledger store on this storage.
 func (r *Reopening) Store() *ledger.Store { return ledger.NewStore(r) }
 
 func (r *Reopening) Exec(ctx context.Context, query string) error {

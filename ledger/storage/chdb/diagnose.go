@@ -1,4 +1,4 @@
-package chdbengine
+package chdb
 
 import (
 	"errors"
@@ -15,15 +15,15 @@ import (
 func connectError(dir string) error {
 	f, err := os.CreateTemp(dir, ".docket-write-check-*")
 	if err != nil {
-		return fmt.Errorf("chdbengine: cannot open %q: the directory is not writable: %w", dir, err)
+		return fmt.Errorf("chdb: cannot open %q: the directory is not writable: %w", dir, err)
 	}
 	name := f.Name()
 	_ = f.Close()
 	_ = os.Remove(name)
 	if Held(dir) {
-		return fmt.Errorf("chdbengine: cannot open %q: another process holds it (chDB allows one process per data directory)", dir)
+		return fmt.Errorf("chdb: cannot open %q: another process holds it (chDB allows one process per data directory)", dir)
 	}
-	return fmt.Errorf("chdbengine: chDB could not open %q (its own reason is on standard error)", dir)
+	return fmt.Errorf("chdb: chDB could not open %q (its own reason is on standard error)", dir)
 }
 
 // Held reports whether another process has dir open: ClickHouse holds an

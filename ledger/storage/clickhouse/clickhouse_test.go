@@ -1,4 +1,4 @@
-package chserver
+package clickhouse
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 )
 
 // The adapter's behaviour against an engine is checked by the conformance
-// suite (ledger/engine/enginetest), on chDB through an HTTP front and on a
+// suite (ledger/storage/storagetest), on chDB through an HTTP front and on a
 // live server when DOCKET_TEST_CLICKHOUSE_DSN is set.
 
 func TestRefusesUnauthenticatedDSN(t *testing.T) {

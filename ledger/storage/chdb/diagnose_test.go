@@ -1,4 +1,4 @@
-package chdbengine
+package chdb
 
 import (
 	"os"

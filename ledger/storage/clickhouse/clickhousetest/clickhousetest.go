@@ -1,4 +1,4 @@
-// Package chservertest serves ClickHouse's HTTP interface, as far as the
+// Package clickhousetest serves ClickHouse's HTTP interface, as far as the
 // server adapter uses it, from a real engine (chDB in tests), and records
 // every request. No ClickHouse server can run where this project is tested;
 // with this front the adapter's exact SQL text, as it leaves the adapter,
@@ -9,7 +9,7 @@
 // It accepts only the parameters the adapter is meant to send: a setting
 // it does not know would be silently ignored here and applied by a server,
 // and the two would differ.
-package chservertest
+package clickhousetest
 
 import (
 	"fmt"
@@ -19,7 +19,7 @@ import (
 	"regexp"
 	"sync"
 
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
 )
 
 // Request is one request the adapter sent: the SQL text the engine ran and,
@@ -34,7 +34,7 @@ type Request struct {
 type Server struct {
 	DSN string
 	srv *httptest.Server
-	eng engine.Engine
+	eng storage.Engine
 
 	mu  sync.Mutex
 	log []Request
@@ -66,7 +66,7 @@ var known = map[string][]string{
 }
 
 // New serves eng over HTTP until Close.
-func New(eng engine.Engine) *Server {
+func New(eng storage.Engine) *Server {
 	s := &Server{eng: eng}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.DSN = "http://" + user + ":" + password + "@" + s.srv.Listener.Addr().String() + "/default"
