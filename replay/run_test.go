@@ -25,8 +25,8 @@ import (
 	"github.com/docketlabs/docket/ledger/ledgertest"
 	"github.com/docketlabs/docket/ledger/pricing"
 	"github.com/docketlabs/docket/replay/distribution"
-	"github.com/docketlabs/docket/replay/lifecycle"
 	"github.com/docketlabs/docket/replay/providers"
+	"github.com/docketlabs/docket/replay/retirement"
 )
 
 var ledgerStore *ledger.Store
@@ -79,7 +79,7 @@ func newEnv(t *testing.T, responder fakeprovider.Responder) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lc, err := lifecycle.Default()
+	lc, err := retirement.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func newEnv(t *testing.T, responder fakeprovider.Responder) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.runner = &Runner{Ledger: ledgerStore, Reader: &access.Reader{Content: e.content, Ledger: ledgerStore}, Lifecycle: lc,
+	e.runner = &Runner{Ledger: ledgerStore, Reader: &access.Reader{Content: e.content, Ledger: ledgerStore}, Retirements: lc,
 		Clients: map[string]*providers.Client{"openai": openai, "anthropic": anthropic}, Prices: prices}
 	return e
 }

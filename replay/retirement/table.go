@@ -1,4 +1,4 @@
-package lifecycle
+package retirement
 
 import (
 	_ "embed"
@@ -9,10 +9,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/docketlabs/docket/replay/lifecycle/internal/schema"
+	"github.com/docketlabs/docket/replay/retirement/internal/schema"
 )
 
-//go:embed data/lifecycle.json
+//go:embed data/retirements.json
 var shipped []byte
 
 // Date is a calendar day. Vendors publish retirement dates as days without
@@ -24,7 +24,7 @@ type Date struct{ t time.Time }
 func ParseDate(s string) (Date, error) {
 	t, err := time.Parse(time.DateOnly, s)
 	if err != nil {
-		return Date{}, fmt.Errorf("lifecycle: %q is not a YYYY-MM-DD date", s)
+		return Date{}, fmt.Errorf("retirement: %q is not a YYYY-MM-DD date", s)
 	}
 	return Date{t}, nil
 }
@@ -80,7 +80,7 @@ type Source struct {
 	AsOf       *Date    `json:"as_of"`                 // when the source read it; nil if unknown
 }
 
-// Table is a model-lifecycle table. It is safe for concurrent use.
+// Table is a model-retirement table. It is safe for concurrent use.
 type Table struct {
 	prepared string
 	entries  []Entry
@@ -91,20 +91,20 @@ type Table struct {
 	fineTunes map[string][]int
 }
 
-// Parse reads a table in the format of data/lifecycle.json.
+// Parse reads a table in the format of data/retirements.json.
 func Parse(data []byte) (*Table, error) {
 	var f schema.File
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("lifecycle: parse table: %w", err)
+		return nil, fmt.Errorf("retirement: parse table: %w", err)
 	}
 	if f.Schema != schema.Version {
-		return nil, fmt.Errorf("lifecycle: table schema %d, want %d", f.Schema, schema.Version)
+		return nil, fmt.Errorf("retirement: table schema %d, want %d", f.Schema, schema.Version)
 	}
 	t := &Table{prepared: f.Source.Prepared, byName: map[string]map[string]int{}, fineTunes: map[string][]int{}}
 	for i, se := range f.Entries {
 		e, err := entryFrom(se)
 		if err != nil {
-			return nil, fmt.Errorf("lifecycle: entry %d: %w", i, err)
+			return nil, fmt.Errorf("retirement: entry %d: %w", i, err)
 		}
 		names := t.byName[e.Provider]
 		if names == nil {
@@ -114,7 +114,7 @@ func Parse(data []byte) (*Table, error) {
 		for _, n := range append([]string{e.Model}, e.Aliases...) {
 			n = strings.ToLower(n)
 			if _, dup := names[n]; dup {
-				return nil, fmt.Errorf("lifecycle: entry %d: %s name %q is listed twice", i, e.Provider, n)
+				return nil, fmt.Errorf("retirement: entry %d: %s name %q is listed twice", i, e.Provider, n)
 			}
 			names[n] = i
 		}

@@ -1,4 +1,4 @@
-package lifecycle
+package retirement
 
 import (
 	"regexp"

@@ -9,10 +9,10 @@ import (
 	"testing"
 
 	"github.com/docketlabs/docket/internal/gentest"
-	"github.com/docketlabs/docket/replay/lifecycle/internal/schema"
+	"github.com/docketlabs/docket/replay/retirement/internal/schema"
 )
 
-const pkgDir = "../.." // replay/lifecycle, where go:generate runs
+const pkgDir = "../.." // replay/retirement, where go:generate runs
 
 func TestShippedTableIsCurrent(t *testing.T) {
 	cfg, err := parseFlags(gentest.Args(t, pkgDir))
@@ -30,7 +30,7 @@ func TestShippedTableIsCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatal("data/lifecycle.json differs from a fresh conversion of source/: run go generate ./replay/lifecycle")
+		t.Fatal("data/retirements.json differs from a fresh conversion of source/: run go generate ./replay/retirement")
 	}
 	// Numbers PROVENANCE.md quotes (the per-provider counts are the
 	// source's own completeness table).

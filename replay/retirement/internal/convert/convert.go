@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/docketlabs/docket/replay/lifecycle/internal/schema"
+	"github.com/docketlabs/docket/replay/retirement/internal/schema"
 )
 
 // Precisions of a retirement date, as the detailed source file names them.

@@ -3,7 +3,7 @@
 // into Docket's model-lifecycle table.
 //
 //	go run ./internal/convert -main source/model_retirements.csv \
-//	    -detailed source/model_retirements_detailed.csv -prepared <YYYY-MM-DD> -out data/lifecycle.json
+//	    -detailed source/model_retirements_detailed.csv -prepared <YYYY-MM-DD> -out data/retirements.json
 package main
 
 import (
@@ -21,7 +21,7 @@ import (
 	"strings"
 
 	"github.com/docketlabs/docket/internal/atomicfile"
-	"github.com/docketlabs/docket/replay/lifecycle/internal/schema"
+	"github.com/docketlabs/docket/replay/retirement/internal/schema"
 )
 
 func main() {
