@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/storage"
@@ -188,7 +189,7 @@ func TestTotalsUnknownIsNotZero(t *testing.T) {
 		cost, input string
 	}{
 		{"known", "1.5", "10"},
-		{"unknown", "0 " + UnknownMarker, "0 " + UnknownMarker},
+		{"unknown", "0 " + conventions.UnknownMarker, "0 " + conventions.UnknownMarker},
 		{"empty", "0", "0"},
 	} {
 		for _, f := range []Format{FormatJSONL, FormatCSV, FormatParquet} {
