@@ -63,7 +63,7 @@ func TestInterruptedRunKeepsTheReplaysAlreadyPaidFor(t *testing.T) {
 	if ok != 3 || failed != 1 {
 		t.Fatalf("ledger has %d answered and %d failed replay rows after 4 provider requests; want 3 and 1", ok, failed)
 	}
-	recs, rerr := e.runner.Records(context.Background(), trace)
+	recs, rerr := Records(context.Background(), e.runner.Ledger, trace)
 	if rerr != nil {
 		t.Fatal(rerr)
 	}

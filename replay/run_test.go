@@ -194,7 +194,7 @@ func TestSampledDistributionIsMeasuredExactly(t *testing.T) {
 	}
 
 	// The ledger keeps the result, linked to the call, without output text.
-	recs, err := e.runner.Records(context.Background(), trace)
+	recs, err := Records(context.Background(), e.runner.Ledger, trace)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +359,7 @@ func TestRejectedParameterIsDroppedAndRecorded(t *testing.T) {
 	if got := e.requests.Load(); got != 6 || res.Requests != 6 {
 		t.Fatalf("fake saw %d requests, result says %d; want 6", got, res.Requests)
 	}
-	recs, err := e.runner.Records(context.Background(), trace)
+	recs, err := Records(context.Background(), e.runner.Ledger, trace)
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("records %v, %v", recs, err)
 	}
@@ -465,7 +465,7 @@ func TestViewerIsDeniedAndNothingIsSent(t *testing.T) {
 	if !denied {
 		t.Fatal("the denied reveal is not in the access log")
 	}
-	if recs, err := e.runner.Records(context.Background(), trace); err != nil || len(recs) != 0 {
+	if recs, err := Records(context.Background(), e.runner.Ledger, trace); err != nil || len(recs) != 0 {
 		t.Fatalf("records after a denied run: %v, %v", recs, err)
 	}
 }
