@@ -21,6 +21,7 @@ import (
 
 	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/internal/shorttest"
+	"github.com/docketlabs/docket/internal/spantest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/storage/chdb"
 	"github.com/docketlabs/docket/ledger/storageconfig"
@@ -39,15 +40,11 @@ type badValueCase struct {
 // chat adds a call span with valid IDs (n distinguishes them), started and
 // ended around now.
 func chat(spans ptrace.SpanSlice, now time.Time, n byte) ptrace.Span {
-	s := spans.AppendEmpty()
-	s.SetName("chat gpt-4o-mini")
+	s := spantest.Chat(spans, "openai", "gpt-4o-mini")
 	s.SetTraceID(pcommon.TraceID{0xbd, n, 1})
 	s.SetSpanID(pcommon.SpanID{0xbd, n, 2})
 	s.SetStartTimestamp(pcommon.NewTimestampFromTime(now.Add(-time.Second)))
 	s.SetEndTimestamp(pcommon.NewTimestampFromTime(now))
-	s.Attributes().PutStr(conventions.OperationName, "chat")
-	s.Attributes().PutStr(conventions.ProviderName, "openai")
-	s.Attributes().PutStr(conventions.RequestModel, "gpt-4o-mini")
 	s.Attributes().PutInt(conventions.UsageInput, 100)
 	s.Attributes().PutInt(conventions.UsageOutput, 10)
 	return s
