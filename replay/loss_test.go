@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/docketlabs/docket/fakeprovider"
+	"github.com/docketlabs/docket/ledger/ledgertest"
 	"github.com/docketlabs/docket/ledger/storage"
 )
 
@@ -49,7 +50,7 @@ func TestInterruptedRunKeepsTheReplaysAlreadyPaidFor(t *testing.T) {
 		}
 		return fakeprovider.Deterministic(ctx, req)
 	})
-	trace := newTraceID(t)
+	trace := ledgertest.TraceID(t)
 	insert(t, e.call(trace, "00f067aa0ba902b7", "openai", "gpt-4o-mini-2024-07-18", "Where is my parcel?", "It ships today."))
 
 	rep, err := e.runner.ReplayTrace(ctx, auditor, trace, Options{N: 8, Purpose: purpose, Concurrency: 1, Now: testNow})

@@ -1,7 +1,7 @@
 // Package ledgertest gives a test process its embedded ledger: chDB allows
 // one data directory per process, so a package's tests share one, opened in
 // TestMain, and isolate themselves by tenant or trace. DOCKET_TEST_ENGINE
-// chooses the engine the store runs on (ledger/engine/enginetest).
+// chooses the engine the store runs on (ledger/storage/storagetest).
 package ledgertest
 
 import (
@@ -42,7 +42,7 @@ func run(m *testing.M, store **ledger.Store) int {
 	}
 	defer func() { _ = eng.Close() }()
 	// DOCKET_TEST_ENGINE runs the package's storage tests through the
-	// server adapter or on a live server (ledger/engine/enginetest).
+	// server adapter or on a live server (ledger/storage/storagetest).
 	target, closeTarget, err := storagetest.Open(context.Background(), eng)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
