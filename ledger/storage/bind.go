@@ -27,8 +27,8 @@ func Bind(query string, params map[string]any) (string, error) {
 			return "", fmt.Errorf("storage: bind: unterminated placeholder at offset %d", i)
 		}
 		name, typ, ok := strings.Cut(query[i+1:i+end], ":")
-		if !ok {
-			return "", fmt.Errorf("storage: bind: placeholder at offset %d has no type", i)
+		if !ok || name == "" {
+			return "", fmt.Errorf("storage: bind: placeholder at offset %d has no name or no type", i)
 		}
 		v, found := params[name]
 		if !found {

@@ -30,6 +30,7 @@ func TestBindErrors(t *testing.T) {
 		"wrong type":      {"{a:UInt64}", map[string]any{"a": "7"}},
 		"unknown type":    {"{a:Float32}", map[string]any{"a": 1.0}},
 		"no type":         {"{a}", map[string]any{"a": "x"}},
+		"no name":         {"{:String}", map[string]any{"": "x"}},
 		"unterminated":    {"{a:String", map[string]any{"a": "x"}},
 		"string for time": {"{a:DateTime64}", map[string]any{"a": "2026-01-01"}},
 	}
