@@ -29,8 +29,8 @@ import (
 
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/internal/s3test"
-	"github.com/docketlabs/docket/ledger/chdbengine"
 	"github.com/docketlabs/docket/ledger/ledgertest"
+	"github.com/docketlabs/docket/ledger/storage/chdb"
 
 	"github.com/docketlabs/docket/internal/proctest"
 )
@@ -595,7 +595,7 @@ func TestHelperDumpLedger(t *testing.T) {
 	if dir == "" {
 		t.Skip("runs only as the ledger dump process of TestContentNeverLeavesTheCollector")
 	}
-	eng, err := chdbengine.Open(dir)
+	eng, err := chdb.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

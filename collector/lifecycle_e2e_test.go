@@ -22,8 +22,8 @@ import (
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/internal/s3test"
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/chdbengine"
 	"github.com/docketlabs/docket/ledger/lifecycle"
+	"github.com/docketlabs/docket/ledger/storage/chdb"
 )
 
 // lifecycleUsers are the end users of TestContentOfEveryShapeIsDeletedAndHeld:
@@ -159,7 +159,7 @@ func TestHelperLifecycleE2E(t *testing.T) {
 		t.Skip("runs only as the lifecycle process of TestContentOfEveryShapeIsDeletedAndHeld")
 	}
 	ctx := context.Background()
-	eng, err := chdbengine.Open(dir)
+	eng, err := chdb.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

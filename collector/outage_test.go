@@ -14,7 +14,7 @@ import (
 
 	"github.com/docketlabs/docket/internal/proctest"
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/chdbengine"
+	"github.com/docketlabs/docket/ledger/storage/chdb"
 )
 
 // metric reads one unlabeled-or-summed sample from a Prometheus endpoint.
@@ -73,7 +73,7 @@ func TestLedgerWaitsForStorage(t *testing.T) {
 	waitFor(t, "collector running", time.Minute, func() bool { return col.GetState() == otelcol.StateRunning })
 
 	// The same process shares the embedded engine with the exporter.
-	eng, err := chdbengine.Open(filepath.Join(dir, "ledger"))
+	eng, err := chdb.Open(filepath.Join(dir, "ledger"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,8 +30,8 @@ import (
 	"github.com/docketlabs/docket/fakeprovider"
 	"github.com/docketlabs/docket/internal/proctest"
 	"github.com/docketlabs/docket/internal/shorttest"
-	"github.com/docketlabs/docket/ledger/chdbengine"
 	"github.com/docketlabs/docket/ledger/pricing"
+	"github.com/docketlabs/docket/ledger/storage/chdb"
 )
 
 const (
@@ -503,7 +503,7 @@ func resolveContent(t *testing.T, dir string, ledger map[string][]row) {
 // them: one row per provider call (provider_calls, migration 0008), the
 // spans of one call merged.
 func readLedger(t *testing.T, dir string) map[string][]row {
-	eng, err := chdbengine.Open(filepath.Join(dir, "ledger"))
+	eng, err := chdb.Open(filepath.Join(dir, "ledger"))
 	if err != nil {
 		t.Fatal(err)
 	}

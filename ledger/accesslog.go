@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/queries"
 )
 
@@ -97,6 +97,6 @@ func (s *Store) AccessLog(ctx context.Context, f AccessFilter) ([]AccessEntry, e
 	}
 	var out []AccessEntry
 	err := s.query(ctx, "access_log", map[string]any{"tenant": f.Tenant, "actor": f.Actor,
-		"action": f.Action, "outcome": f.Outcome, "since": f.Since, "limit": f.Limit}, engine.DecodeRows(&out))
+		"action": f.Action, "outcome": f.Outcome, "since": f.Since, "limit": f.Limit}, storage.DecodeRows(&out))
 	return out, err
 }

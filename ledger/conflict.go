@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
 )
 
 // Values of Conflict.Source: the ledger table whose row was contested.
@@ -37,6 +37,6 @@ type Conflict struct {
 // callers filter by the tenants their reader may see.
 func (s *Store) ConflictsByTrace(ctx context.Context, traceID string) ([]Conflict, error) {
 	var out []Conflict
-	err := s.query(ctx, "conflicts_by_trace", map[string]any{"trace_id": traceID}, engine.DecodeRows(&out))
+	err := s.query(ctx, "conflicts_by_trace", map[string]any{"trace_id": traceID}, storage.DecodeRows(&out))
 	return out, err
 }

@@ -9,27 +9,27 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/queries"
 )
 
-// Store reads and writes the ledger tables through an engine.
+// Store reads and writes the ledger tables through an storage.
 type Store struct {
-	eng    engine.Engine
+	eng    storage.Engine
 	schema queries.Schema
 }
 
 // NewStore wraps an engine of one node. Call Migrate before use.
-func NewStore(eng engine.Engine) *Store { return &Store{eng: eng} }
+func NewStore(eng storage.Engine) *Store { return &Store{eng: eng} }
 
 // NewClusterStore wraps an engine whose schema is rendered for a cluster
 // (queries.Schema).
-func NewClusterStore(eng engine.Engine, schema queries.Schema) *Store {
+func NewClusterStore(eng storage.Engine, schema queries.Schema) *Store {
 	return &Store{eng: eng, schema: schema}
 }
 
-// Engine returns the underlying engine.
-func (s *Store) Engine() engine.Engine { return s.eng }
+// Engine returns the underlying storage.
+func (s *Store) Engine() storage.Engine { return s.eng }
 
 // Migrate applies the schema migrations not yet recorded. Each migration
 // can run again (IF NOT EXISTS, or a guard on the statements that cannot),
@@ -89,7 +89,7 @@ func (s *Store) MigrateTo(ctx context.Context, last uint32) error {
 				return fmt.Errorf("ledger: migration %s statement %d: %w", m.Name, i+1, err)
 			}
 		}
-		rec, err := engine.Bind(queries.MustGet("record_migration"), map[string]any{"version": m.Version, "name": m.Name})
+		rec, err := storage.Bind(queries.MustGet("record_migration"), map[string]any{"version": m.Version, "name": m.Name})
 		if err != nil {
 			return err
 		}
@@ -212,14 +212,14 @@ func (s *Store) CallsByTrace(ctx context.Context, traceID string) ([]Call, error
 // llm_calls rows (with cost_usd as a string), and decodes them.
 func (s *Store) QueryCalls(ctx context.Context, name string, params map[string]any) ([]Call, error) {
 	var out []Call
-	err := s.query(ctx, name, params, engine.DecodeRows(&out))
+	err := s.query(ctx, name, params, storage.DecodeRows(&out))
 	return out, err
 }
 
 // EvidenceByTrace returns the evidence spans of one trace in start order.
 func (s *Store) EvidenceByTrace(ctx context.Context, traceID string) ([]EvidenceSpan, error) {
 	var out []EvidenceSpan
-	err := s.query(ctx, "spans_by_trace", map[string]any{"trace_id": traceID}, engine.DecodeRows(&out))
+	err := s.query(ctx, "spans_by_trace", map[string]any{"trace_id": traceID}, storage.DecodeRows(&out))
 	return out, err
 }
 
@@ -227,7 +227,7 @@ func (s *Store) EvidenceByTrace(ctx context.Context, traceID string) ([]Evidence
 // references to its spans, in one tenant.
 func (s *Store) LogRefsByTrace(ctx context.Context, tenant, traceID string) ([]LogContentRef, error) {
 	var out []LogContentRef
-	err := s.query(ctx, "log_refs_by_trace", map[string]any{"tenant": tenant, "trace_id": traceID}, engine.DecodeRows(&out))
+	err := s.query(ctx, "log_refs_by_trace", map[string]any{"tenant": tenant, "trace_id": traceID}, storage.DecodeRows(&out))
 	return out, err
 }
 
@@ -260,7 +260,7 @@ func (s *Store) query(ctx context.Context, name string, params map[string]any, f
 	q := queries.MustGet(name)
 	if params != nil {
 		var err error
-		if q, err = engine.Bind(q, params); err != nil {
+		if q, err = storage.Bind(q, params); err != nil {
 			return err
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/docketlabs/docket/internal/shorttest"
-	"github.com/docketlabs/docket/ledger/chdbengine"
+	"github.com/docketlabs/docket/ledger/storage/chdb"
 )
 
 // One embedded engine per test process: chDB allows one data directory.
@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	eng, err := chdbengine.Open(dir)
+	eng, err := chdb.Open(dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/queries"
 )
 
@@ -28,7 +28,7 @@ func (s *Store) CountByTenant(ctx context.Context, from, to time.Time) ([]Tenant
 	if !from.Before(to) {
 		return nil, fmt.Errorf("ledger: count by tenant: the range [%s, %s) is empty", from.Format(time.RFC3339), to.Format(time.RFC3339))
 	}
-	rows, err := engine.QueryRows[TenantCounts](ctx, s.eng, queries.MustGet("count_by_tenant"), map[string]any{"from": from.UTC(), "to": to.UTC()})
+	rows, err := storage.QueryRows[TenantCounts](ctx, s.eng, queries.MustGet("count_by_tenant"), map[string]any{"from": from.UTC(), "to": to.UTC()})
 	if err != nil {
 		return nil, fmt.Errorf("ledger: count by tenant: %w", err)
 	}

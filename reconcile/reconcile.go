@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/ledger/usage"
 	"github.com/docketlabs/docket/queries"
 )
@@ -188,11 +188,11 @@ func Reconcile(ctx context.Context, st *ledger.Store, o Options) (Report, error)
 	}
 	list, _ := json.Marshal(providers)
 	params := map[string]any{"from": o.From, "to": o.To, "providers": string(list)}
-	led, err := engine.QueryRows[ledgerRow](ctx, st.Engine(), queries.MustGet("reconcile_ledger"), params)
+	led, err := storage.QueryRows[ledgerRow](ctx, st.Engine(), queries.MustGet("reconcile_ledger"), params)
 	if err != nil {
 		return Report{}, fmt.Errorf("reconcile: ledger side: %w", err)
 	}
-	rep, err := engine.QueryRows[providerRow](ctx, st.Engine(), queries.MustGet("reconcile_provider"), params)
+	rep, err := storage.QueryRows[providerRow](ctx, st.Engine(), queries.MustGet("reconcile_provider"), params)
 	if err != nil {
 		return Report{}, fmt.Errorf("reconcile: provider side: %w", err)
 	}

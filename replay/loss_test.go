@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/docketlabs/docket/fakeprovider"
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/ledgertest"
+	"github.com/docketlabs/docket/ledger/storage"
 )
 
 // replayRows counts the ledger rows of replays of trace, read from the
@@ -17,7 +18,7 @@ func replayRows(t *testing.T, trace string) (ok, failed int) {
 	type row struct {
 		Status string `json:"status"`
 	}
-	rows, err := engine.QueryRows[row](context.Background(), ledgerStore.Engine(),
+	rows, err := storage.QueryRows[row](context.Background(), ledgerStore.Engine(),
 		"SELECT status FROM llm_calls WHERE request_params[{key:String}] = {trace:String}",
 		map[string]any{"key": paramOfTraceID, "trace": trace})
 	if err != nil {
@@ -49,7 +50,7 @@ func TestInterruptedRunKeepsTheReplaysAlreadyPaidFor(t *testing.T) {
 		}
 		return fakeprovider.Deterministic(ctx, req)
 	})
-	trace := newTraceID(t)
+	trace := ledgertest.TraceID(t)
 	insert(t, e.call(trace, "00f067aa0ba902b7", "openai", "gpt-4o-mini-2024-07-18", "Where is my parcel?", "It ships today."))
 
 	rep, err := e.runner.ReplayTrace(ctx, auditor, trace, Options{N: 8, Purpose: purpose, Concurrency: 1, Now: testNow})
@@ -63,7 +64,7 @@ func TestInterruptedRunKeepsTheReplaysAlreadyPaidFor(t *testing.T) {
 	if ok != 3 || failed != 1 {
 		t.Fatalf("ledger has %d answered and %d failed replay rows after 4 provider requests; want 3 and 1", ok, failed)
 	}
-	recs, rerr := e.runner.Records(context.Background(), trace)
+	recs, rerr := Records(context.Background(), e.runner.Ledger, trace)
 	if rerr != nil {
 		t.Fatal(rerr)
 	}

@@ -1,7 +1,7 @@
 // Package replay runs a distribution replay: each LLM call of a trace is
 // sent again N times to the snapshot that originally answered, with the
 // recorded input and sampling parameters, and the outputs are compared with
-// the original. The building blocks live in the sub-packages (lifecycle,
+// the original. The building blocks live in the sub-packages (retirement,
 // providers, genai, distribution); this package puts them together under
 // the ledger's access rules and a budget, and records every result.
 package replay
@@ -26,8 +26,8 @@ import (
 	"github.com/docketlabs/docket/ledger/pricing"
 	"github.com/docketlabs/docket/replay/distribution"
 	"github.com/docketlabs/docket/replay/genai"
-	"github.com/docketlabs/docket/replay/lifecycle"
 	"github.com/docketlabs/docket/replay/providers"
+	"github.com/docketlabs/docket/replay/retirement"
 	"github.com/docketlabs/docket/replay/tokenizer"
 )
 
@@ -100,9 +100,9 @@ type Runner struct {
 	// Reader is the only way stored content is read; the run's principal
 	// and purpose are checked and recorded for every read.
 	Reader *access.Reader
-	// Lifecycle says which snapshots are retired. Nil means no snapshot is
+	// Retirements says which snapshots are retired. Nil means no snapshot is
 	// known to be retired.
-	Lifecycle *lifecycle.Table
+	Retirements *retirement.Table
 	// Clients by gen_ai.provider.name ("openai", "anthropic").
 	Clients map[string]*providers.Client
 	// Prices estimate the cost of a replay; nil means unknown.
@@ -341,12 +341,12 @@ func (r *Runner) replayCall(ctx context.Context, p access.Principal, runID strin
 	res := Result{Tenant: c.Tenant, TraceID: c.TraceID, SpanID: c.SpanID, Provider: c.Provider, ResponseModel: c.ResponseModel,
 		Outcome: Outcome{Requested: opt.N, EstimatedCostPerReplay: "—"}}
 	now := opt.Now()
-	if r.Lifecycle != nil {
-		switch st := r.Lifecycle.Status(c.Provider, c.ResponseModel, now); st.State {
-		case lifecycle.Retired:
+	if r.Retirements != nil {
+		switch st := r.Retirements.Status(c.Provider, c.ResponseModel, now); st.State {
+		case retirement.Retired:
 			res.Status, res.Reason, res.Lifecycle = StatusIrreproducible, "irreproducible: model "+st.String(), st.String()
 			return res, nil
-		case lifecycle.Announced:
+		case retirement.Announced:
 			res.Lifecycle = st.String()
 		}
 	}

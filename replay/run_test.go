@@ -2,13 +2,8 @@ package replay
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -16,17 +11,16 @@ import (
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/collector/config/configoptional"
-
 	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/contentstore/contentstoretest"
 	"github.com/docketlabs/docket/fakeprovider"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/ledgertest"
 	"github.com/docketlabs/docket/ledger/pricing"
 	"github.com/docketlabs/docket/replay/distribution"
-	"github.com/docketlabs/docket/replay/lifecycle"
 	"github.com/docketlabs/docket/replay/providers"
+	"github.com/docketlabs/docket/replay/replaytest"
 )
 
 var ledgerStore *ledger.Store
@@ -47,74 +41,32 @@ type env struct {
 	t        *testing.T
 	content  contentstore.Store
 	runner   *Runner
-	requests atomic.Int64
+	requests *atomic.Int64
 }
 
 func newEnv(t *testing.T, responder fakeprovider.Responder) *env {
 	t.Helper()
-	e := &env{t: t}
-	fake, err := fakeprovider.New(fakeprovider.Config{Responder: responder})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		e.requests.Add(1)
-		fake.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-
-	cfg := contentstore.NewDefaultConfig()
-	cfg.Directory = configoptional.Some(contentstore.DirConfig{Path: filepath.Join(t.TempDir(), "content")})
-	e.content, err = contentstore.Open(context.Background(), cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.content.Close() })
-
-	openai, err := providers.New(providers.Config{API: providers.ChatCompletions, BaseURL: srv.URL + "/v1", APIKey: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	anthropic, err := providers.New(providers.Config{API: providers.Messages, BaseURL: srv.URL, APIKey: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lc, err := lifecycle.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	prices, err := pricing.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.runner = &Runner{Ledger: ledgerStore, Reader: &access.Reader{Content: e.content, Ledger: ledgerStore}, Lifecycle: lc,
-		Clients: map[string]*providers.Client{"openai": openai, "anthropic": anthropic}, Prices: prices}
+	fake := replaytest.NewProvider(t, responder)
+	e := &env{t: t, content: contentstoretest.Dir(t), requests: &fake.Requests}
+	e.runner = &Runner{Ledger: ledgerStore, Reader: &access.Reader{Content: e.content, Ledger: ledgerStore},
+		Retirements: replaytest.Retirements(t), Clients: fake.Clients(t), Prices: replaytest.Prices(t)}
 	return e
 }
 
 func (e *env) put(kind, content string) string {
 	e.t.Helper()
-	res, err := e.content.Put(context.Background(), "acme", kind, []byte(content))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return res.Ref.String()
-}
-
-func textMessage(role, text string) string {
-	b, _ := json.Marshal([]map[string]any{{"role": role, "parts": []map[string]string{{"type": "text", "content": text}}}})
-	return string(b)
+	return contentstoretest.Put(e.t, e.content, "acme", kind, []byte(content))
 }
 
 // call returns a ledger row of tenant acme whose input and output are stored.
 func (e *env) call(traceID, spanID, provider, model, input, output string) ledger.Call {
-	now := time.Now().UTC()
 	in, out := int64(1000), int64(1000)
-	return ledger.Call{Tenant: "acme", TraceID: traceID, SpanID: spanID, StartTime: now, EndTime: now, Operation: "chat",
-		Provider: provider, RequestModel: model, ResponseModel: model, InputTokens: &in, OutputTokens: &out,
-		InputRef: e.put("input", textMessage("user", input)), OutputRef: e.put("output", textMessage("assistant", output)),
-		ContentStatus: "stored", FinishReasons: []string{"stop"}, StopSequences: []string{}, RequestParams: map[string]string{},
-		AttributeIssues: []string{}, IngestedAt: now}
+	c := ledgertest.Call("acme", traceID, spanID)
+	c.Provider, c.RequestModel, c.ResponseModel, c.InputTokens, c.OutputTokens = provider, model, model, &in, &out
+	c.InputRef = contentstoretest.Put(e.t, e.content, "acme", "input", contentstoretest.Messages("user", input))
+	c.OutputRef = contentstoretest.Put(e.t, e.content, "acme", "output", contentstoretest.Messages("assistant", output))
+	c.ContentStatus, c.FinishReasons = "stored", []string{"stop"}
+	return c
 }
 
 func insert(t *testing.T, calls ...ledger.Call) {
@@ -122,14 +74,6 @@ func insert(t *testing.T, calls ...ledger.Call) {
 	if err := ledgerStore.InsertCalls(context.Background(), calls); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func newTraceID(t *testing.T) string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		t.Fatal(err)
-	}
-	return hex.EncodeToString(b[:])
 }
 
 func only(t *testing.T, rep Report) Result {
@@ -148,7 +92,7 @@ func TestSampledDistributionIsMeasuredExactly(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEnv(t, responder)
-	trace := newTraceID(t)
+	trace := ledgertest.TraceID(t)
 	insert(t, e.call(trace, "00f067aa0ba902b7", "openai", "gpt-4o-mini-2024-07-18", "How long is the refund window?", original))
 
 	rep, err := e.runner.ReplayTrace(context.Background(), auditor, trace, Options{N: 20, Purpose: purpose, Concurrency: 5, Now: testNow})
@@ -194,7 +138,7 @@ func TestSampledDistributionIsMeasuredExactly(t *testing.T) {
 	}
 
 	// The ledger keeps the result, linked to the call, without output text.
-	recs, err := e.runner.Records(context.Background(), trace)
+	recs, err := Records(context.Background(), e.runner.Ledger, trace)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +188,7 @@ func TestSampledDistributionIsMeasuredExactly(t *testing.T) {
 
 func TestRetiredModelIsNeverCalledAndAnnouncedIsFlagged(t *testing.T) {
 	e := newEnv(t, nil)
-	trace := newTraceID(t)
+	trace := ledgertest.TraceID(t)
 	// Shipped table: claude-3-5-haiku-20241022 retired on 2026-02-19;
 	// claude-sonnet-4-5-20250929 announced, retires on 2026-11-30.
 	insert(t,
@@ -276,7 +220,7 @@ func TestRetiredModelIsNeverCalledAndAnnouncedIsFlagged(t *testing.T) {
 
 func TestBudgetStopsAtMaxCalls(t *testing.T) {
 	e := newEnv(t, nil)
-	trace := newTraceID(t)
+	trace := ledgertest.TraceID(t)
 	insert(t, e.call(trace, "00f067aa0ba902b7", "openai", "gpt-4o-mini-2024-07-18", "Budget question", "Budget answer"))
 
 	rep, err := e.runner.ReplayTrace(context.Background(), auditor, trace, Options{N: 20, MaxCalls: 5, Concurrency: 3, Purpose: purpose, Now: testNow})
@@ -297,7 +241,7 @@ func TestBudgetStopsAtMaxCalls(t *testing.T) {
 
 func TestBudgetStopsAtMaxCost(t *testing.T) {
 	e := newEnv(t, nil)
-	trace := newTraceID(t)
+	trace := ledgertest.TraceID(t)
 	c := e.call(trace, "00f067aa0ba902b7", "openai", "gpt-4o-mini-2024-07-18", "Cost question", "Cost answer")
 	insert(t, c)
 	est := e.runner.Prices.Cost(c.Provider, c.ResponseModel, c.Operation, testNow(), pricing.Usage{Input: c.InputTokens, Output: c.OutputTokens})
@@ -316,7 +260,7 @@ func TestBudgetStopsAtMaxCost(t *testing.T) {
 	}
 
 	// Under a cost cap, a call whose cost is unknown is not sent at all.
-	trace2 := newTraceID(t)
+	trace2 := ledgertest.TraceID(t)
 	unpriced := e.call(trace2, "00f067aa0ba902b7", "openai", "gpt-4o-mini-2024-07-18", "Cost question", "Cost answer")
 	unpriced.InputTokens, unpriced.OutputTokens = nil, nil
 	insert(t, unpriced)
@@ -336,7 +280,7 @@ func TestRejectedParameterIsDroppedAndRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEnv(t, responder)
-	trace := newTraceID(t)
+	trace := ledgertest.TraceID(t)
 	c := e.call(trace, "00f067aa0ba902b7", "openai", "gpt-5-2025-08-07", "Parameter question", "Parameter answer")
 	temp := 0.7
 	c.Temperature = &temp
@@ -359,7 +303,7 @@ func TestRejectedParameterIsDroppedAndRecorded(t *testing.T) {
 	if got := e.requests.Load(); got != 6 || res.Requests != 6 {
 		t.Fatalf("fake saw %d requests, result says %d; want 6", got, res.Requests)
 	}
-	recs, err := e.runner.Records(context.Background(), trace)
+	recs, err := Records(context.Background(), e.runner.Ledger, trace)
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("records %v, %v", recs, err)
 	}
@@ -374,7 +318,7 @@ func TestRejectedParameterIsDroppedAndRecorded(t *testing.T) {
 
 func TestMissingContentIsIrreproducible(t *testing.T) {
 	e := newEnv(t, nil)
-	trace := newTraceID(t)
+	trace := ledgertest.TraceID(t)
 	notStored := e.call(trace, "1111111111111111", "openai", "gpt-4o-mini-2024-07-18", "q1", "a1")
 	notStored.InputRef, notStored.ContentStatus = "", "omitted"
 	deleted := e.call(trace, "2222222222222222", "openai", "gpt-4o-mini-2024-07-18", "q2", "a2")
@@ -417,7 +361,7 @@ func TestOpenLLMetryCallReplays(t *testing.T) {
 		mu.Unlock()
 		return fakeprovider.Reply{Text: "It shipped on Monday."}, nil
 	})
-	trace := newTraceID(t)
+	trace := ledgertest.TraceID(t)
 	c := e.call(trace, "00f067aa0ba902b7", "openai", "gpt-4o-mini-2024-07-18", "", "")
 	c.InputRef = e.put("prompt", `{"gen_ai.prompt.0.role":"system","gen_ai.prompt.0.content":"Be brief.",`+
 		`"gen_ai.prompt.1.role":"user","gen_ai.prompt.1.content":"Where is order 42?"}`)
@@ -443,7 +387,7 @@ func TestOpenLLMetryCallReplays(t *testing.T) {
 
 func TestViewerIsDeniedAndNothingIsSent(t *testing.T) {
 	e := newEnv(t, nil)
-	trace := newTraceID(t)
+	trace := ledgertest.TraceID(t)
 	insert(t, e.call(trace, "00f067aa0ba902b7", "openai", "gpt-4o-mini-2024-07-18", "Viewer question", "Viewer answer"))
 	viewer := access.Principal{User: "vic", Role: access.RoleViewer, Tenants: []string{"acme"}}
 
@@ -465,14 +409,14 @@ func TestViewerIsDeniedAndNothingIsSent(t *testing.T) {
 	if !denied {
 		t.Fatal("the denied reveal is not in the access log")
 	}
-	if recs, err := e.runner.Records(context.Background(), trace); err != nil || len(recs) != 0 {
+	if recs, err := Records(context.Background(), e.runner.Ledger, trace); err != nil || len(recs) != 0 {
 		t.Fatalf("records after a denied run: %v, %v", recs, err)
 	}
 }
 
 func TestOptionsAreChecked(t *testing.T) {
 	e := newEnv(t, nil)
-	trace := newTraceID(t)
+	trace := ledgertest.TraceID(t)
 	insert(t, e.call(trace, "00f067aa0ba902b7", "openai", "gpt-4o-mini-2024-07-18", "Options question", "Options answer"))
 	for _, opt := range []Options{
 		{Purpose: "  "},
@@ -506,7 +450,7 @@ func TestParseUSD(t *testing.T) {
 
 func TestFailedFirstReplayStopsTheCall(t *testing.T) {
 	e := newEnv(t, nil)
-	trace := newTraceID(t)
+	trace := ledgertest.TraceID(t)
 	const secret = "my card is 4111 1111 1111 1111"
 	// A snapshot the provider does not serve: a 404, not retried.
 	insert(t, e.call(trace, "00f067aa0ba902b7", "openai", "acme-llm-1", secret, "ok"))
@@ -545,7 +489,7 @@ func TestSampledTokensArePreferredToTheTokenizer(t *testing.T) {
 	} {
 		e := newEnv(t, responder)
 		e.runner.SampledTokens = c.sampled
-		trace := newTraceID(t)
+		trace := ledgertest.TraceID(t)
 		insert(t, e.call(trace, "00f067aa0ba902b7", "openai", "gpt-4o-mini-2024-07-18", "How long is the refund window?", original))
 		rep, err := e.runner.ReplayTrace(context.Background(), auditor, trace, Options{N: 2, Purpose: purpose, Now: testNow})
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/ledgertest"
 )
 
 func TestSelectionByCallIDsAndRandomSample(t *testing.T) {
@@ -19,16 +20,16 @@ func TestSelectionByCallIDsAndRandomSample(t *testing.T) {
 	// This test's calls start in an hour of 2025 no other test uses, so a
 	// sample of that hour holds only them.
 	var minutes int64
-	_, _ = fmt.Sscanf(newTraceID(t)[:6], "%x", &minutes)
+	_, _ = fmt.Sscanf(ledgertest.TraceID(t)[:6], "%x", &minutes)
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(minutes%500000) * time.Minute)
 	var ids []CallID
 	for i := range 5 {
-		c := e.call(newTraceID(t), fmt.Sprintf("%016x", i+1), "openai", model, fmt.Sprintf("Question %d", i), fmt.Sprintf("Answer %d", i))
+		c := e.call(ledgertest.TraceID(t), fmt.Sprintf("%016x", i+1), "openai", model, fmt.Sprintf("Question %d", i), fmt.Sprintf("Answer %d", i))
 		c.StartTime = start.Add(time.Duration(i) * time.Second)
 		insert(t, c)
 		ids = append(ids, CallID{TraceID: c.TraceID, SpanID: c.SpanID})
 	}
-	foreign := e.call(newTraceID(t), "00000000000000ff", "openai", model, "Other tenant", "Other answer")
+	foreign := e.call(ledgertest.TraceID(t), "00000000000000ff", "openai", model, "Other tenant", "Other answer")
 	foreign.Tenant, foreign.StartTime = "globex", start
 	insert(t, foreign)
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/docketlabs/docket/internal/proctest"
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgertest"
 )
 
 // TestReplaysAreTracedOverOTLP sends the replay spans to a real OTLP
@@ -44,7 +45,7 @@ func TestReplaysAreTracedOverOTLP(t *testing.T) {
 	}
 	e := newEnv(t, nil)
 	e.runner.Tracing = NewTracing(exp)
-	trace := newTraceID(t)
+	trace := ledgertest.TraceID(t)
 	insert(t, e.call(trace, "00f067aa0ba902b7", "openai", "gpt-4o-mini-2024-07-18", "Where is my refund?", "It is on its way."))
 	rep, err := e.runner.ReplayTrace(ctx, auditor, trace, Options{N: 3, Purpose: purpose, Now: testNow})
 	if err != nil {

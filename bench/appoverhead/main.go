@@ -42,7 +42,7 @@ import (
 
 	"github.com/docketlabs/docket/bench/internal/procstat"
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/chdbengine"
+	"github.com/docketlabs/docket/ledger/storage/chdb"
 )
 
 type options struct {
@@ -398,7 +398,7 @@ func appLost(log string) int64 {
 }
 
 func countLedger(path string) (int64, error) {
-	eng, err := chdbengine.Open(path)
+	eng, err := chdb.Open(path)
 	if err != nil {
 		return 0, fmt.Errorf("open ledger: %w", err)
 	}

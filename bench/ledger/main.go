@@ -34,8 +34,8 @@ import (
 
 	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/chdbengine"
 	"github.com/docketlabs/docket/ledger/pricing"
+	"github.com/docketlabs/docket/ledger/storage/chdb"
 	"github.com/docketlabs/docket/queries"
 )
 
@@ -139,7 +139,7 @@ func rawInsertRate(batches []ptrace.Traces) (rate, cpuPer1000 float64, err error
 		return 0, 0, err
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
-	eng, err := chdbengine.Open(dir)
+	eng, err := chdb.Open(dir)
 	if err != nil {
 		return 0, 0, err
 	}

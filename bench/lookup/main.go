@@ -32,8 +32,8 @@ import (
 
 	"github.com/docketlabs/docket/bench/lookup/timing"
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/chdbengine"
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
+	"github.com/docketlabs/docket/ledger/storage/chdb"
 	"github.com/docketlabs/docket/ledger/views"
 	"github.com/docketlabs/docket/queries"
 	"github.com/docketlabs/docket/ui/apiclient"
@@ -72,7 +72,7 @@ func run(ctx context.Context, calls, lookups, batch, scans int, seed uint64, dir
 		defer func() { _ = os.RemoveAll(tmp) }()
 		dir = tmp
 	}
-	eng, err := chdbengine.Open(dir)
+	eng, err := chdb.Open(dir)
 	if err != nil {
 		return err
 	}
@@ -228,7 +228,7 @@ type traceKey struct {
 	TraceID string `json:"trace_id"`
 }
 
-func sampleKeys(ctx context.Context, eng engine.Engine, n int, seed uint64, from time.Time) (keys, error) {
+func sampleKeys(ctx context.Context, eng storage.Engine, n int, seed uint64, from time.Time) (keys, error) {
 	var k keys
 	params := map[string]any{"seed": seed, "n": uint64(n)}
 	if err := queryRows(ctx, eng, sampleTraces, params, func(row []byte) error {
@@ -262,8 +262,8 @@ func sampleKeys(ctx context.Context, eng engine.Engine, n int, seed uint64, from
 	return k, nil
 }
 
-func queryRows(ctx context.Context, eng engine.Engine, sql string, params map[string]any, fn func([]byte) error) error {
-	q, err := engine.Bind(sql, params)
+func queryRows(ctx context.Context, eng storage.Engine, sql string, params map[string]any, fn func([]byte) error) error {
+	q, err := storage.Bind(sql, params)
 	if err != nil {
 		return err
 	}
@@ -345,7 +345,7 @@ func notFound(err error, found int, what string) error {
 	return err
 }
 
-func activeParts(ctx context.Context, eng engine.Engine) (int, error) {
+func activeParts(ctx context.Context, eng storage.Engine) (int, error) {
 	var r struct {
 		Parts int `json:"parts"`
 	}
@@ -357,7 +357,7 @@ func activeParts(ctx context.Context, eng engine.Engine) (int, error) {
 
 // explainLookups prints which parts and granules each lookup's query reads,
 // for the first sampled key.
-func explainLookups(ctx context.Context, eng engine.Engine, k keys) error {
+func explainLookups(ctx context.Context, eng storage.Engine, k keys) error {
 	t := k.traces[0]
 	for _, q := range []struct {
 		name, sql string
@@ -367,7 +367,7 @@ func explainLookups(ctx context.Context, eng engine.Engine, k keys) error {
 		{"calls_by_trace", queries.MustGet("calls_by_trace"), map[string]any{"trace_id": t.TraceID}},
 		{"spans_by_trace", queries.MustGet("spans_by_trace"), map[string]any{"trace_id": t.TraceID}},
 	} {
-		sql, err := engine.Bind(q.sql, q.params)
+		sql, err := storage.Bind(q.sql, q.params)
 		if err != nil {
 			return err
 		}

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docketlabs/docket/ledger/audit"
-	"github.com/docketlabs/docket/ledger/chdbengine"
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
+	"github.com/docketlabs/docket/ledger/storage/chdb"
 )
 
 func exportCommand() *cobra.Command {
@@ -117,7 +117,7 @@ Parquet back uses a temporary embedded engine; the ledger is not opened.`,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var tmp string
-			var eng *chdbengine.Engine
+			var eng *chdb.Engine
 			defer func() {
 				if eng != nil {
 					_ = eng.Close()
@@ -126,12 +126,12 @@ Parquet back uses a temporary embedded engine; the ledger is not opened.`,
 					_ = os.RemoveAll(tmp)
 				}
 			}()
-			openEngine := func() (engine.Engine, error) {
+			openEngine := func() (storage.Engine, error) {
 				var err error
 				if tmp, err = os.MkdirTemp("", "docket-verify-"); err != nil {
 					return nil, err
 				}
-				if eng, err = chdbengine.Open(tmp); err != nil {
+				if eng, err = chdb.Open(tmp); err != nil {
 					return nil, err
 				}
 				return eng, nil

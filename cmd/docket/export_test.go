@@ -14,7 +14,7 @@ import (
 	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/audit"
-	"github.com/docketlabs/docket/ledger/backend"
+	"github.com/docketlabs/docket/ledger/storageconfig"
 )
 
 // runExport runs "docket export ARGS…" and returns its output.
@@ -34,7 +34,7 @@ func TestExportAndVerify(t *testing.T) {
 	ctx := context.Background()
 	// The test holds the engine open; the command shares it, as the
 	// embedded engine allows one directory per process.
-	store, err := backend.Open(ctx, backend.Config{Embedded: &backend.EmbeddedConfig{Path: filepath.Join(dir, "ledger")}})
+	store, err := storageconfig.Open(ctx, storageconfig.Config{Embedded: &storageconfig.EmbeddedConfig{Path: filepath.Join(dir, "ledger")}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/docketlabs/docket/ledger/audit"
-	"github.com/docketlabs/docket/ledger/chdbengine"
+	"github.com/docketlabs/docket/ledger/storage/chdb"
 	"github.com/docketlabs/docket/ui/apiclient"
 )
 
@@ -53,7 +53,7 @@ const tokenHelp = "create one on the UI's Admin → API tokens page or with `doc
 // data. With --server it is that one. Without, when the embedded ledger
 // of dataDir is held by a running Docket that announced its API (see
 // apiclient.Announce), it is that one if a token is at hand; otherwise the
-// error says how to reach it, instead of a lock error from the engine.
+// error says how to reach it, instead of a lock error from the storage.
 func (r *remoteFlags) client(local *localFlags, stderr io.Writer) (*apiclient.Client, error) {
 	tok, err := r.token()
 	if err != nil {
@@ -73,7 +73,7 @@ func (r *remoteFlags) client(local *localFlags, stderr io.Writer) (*apiclient.Cl
 	}
 	ledgerDir := filepath.Join(local.storage.dataDir, "ledger")
 	a, ok := apiclient.Discover(ledgerDir)
-	if !ok || !chdbengine.Held(ledgerDir) {
+	if !ok || !chdb.Held(ledgerDir) {
 		// No announcement, or a stale one whose PID another process took.
 		return nil, nil
 	}

@@ -15,8 +15,8 @@ import (
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/pricing"
 	"github.com/docketlabs/docket/replay"
-	"github.com/docketlabs/docket/replay/lifecycle"
 	"github.com/docketlabs/docket/replay/providers"
+	"github.com/docketlabs/docket/replay/retirement"
 )
 
 func replayCommand() *cobra.Command {
@@ -63,7 +63,7 @@ are refused. Ctrl-C cancels the server's run.`,
 			if err != nil {
 				return fmt.Errorf("replay: %w", err)
 			}
-			lc, err := lifecycle.Default()
+			lc, err := retirement.Default()
 			if err != nil {
 				return fmt.Errorf("replay: %w", err)
 			}
@@ -77,7 +77,7 @@ are refused. Ctrl-C cancels the server's run.`,
 				return err
 			}
 			defer d.close()
-			r := &replay.Runner{Ledger: d.ledger, Reader: &access.Reader{Content: d.content, Ledger: d.ledger}, Lifecycle: lc, Clients: clients, Prices: prices,
+			r := &replay.Runner{Ledger: d.ledger, Reader: &access.Reader{Content: d.content, Ledger: d.ledger}, Retirements: lc, Clients: clients, Prices: prices,
 				SampledTokens: sampledTokens}
 			if otlpEndpoint != "" {
 				exp, exporterErr := otlptracegrpc.New(ctx, otlptracegrpc.WithEndpoint(otlpEndpoint), otlptracegrpc.WithInsecure())

@@ -15,9 +15,8 @@ import (
 	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
-	"github.com/docketlabs/docket/ledger/pricing"
 	"github.com/docketlabs/docket/replay"
-	"github.com/docketlabs/docket/replay/providers"
+	"github.com/docketlabs/docket/replay/replaytest"
 	"github.com/docketlabs/docket/replay/runs"
 	"github.com/docketlabs/docket/ui/api"
 	"github.com/docketlabs/docket/ui/apiclient"
@@ -37,45 +36,20 @@ func TestReplayThroughRunningInstance(t *testing.T) {
 	// While hold is set, requests wait until their caller gives up.
 	var hold atomic.Bool
 	arrived := make(chan struct{}, 100)
-	fake, err := fakeprovider.New(fakeprovider.Config{Responder: func(ctx context.Context, req *fakeprovider.Request) (fakeprovider.Reply, error) {
+	trace := "5bf92f3577b34da6a3ce929d0e0e4737"
+	call := replay.CallID{TraceID: trace, SpanID: "c7ad6b7169203332"}
+	fake, dir, local, d := replaySetup(t, func(ctx context.Context, req *fakeprovider.Request) (fakeprovider.Reply, error) {
 		if hold.Load() {
 			arrived <- struct{}{}
 			<-ctx.Done()
 			return fakeprovider.Reply{}, ctx.Err()
 		}
 		return sampled(ctx, req)
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	provider := httptest.NewServer(fake)
-	defer provider.Close()
-	t.Setenv("OPENAI_BASE_URL", provider.URL+"/v1")
-	t.Setenv("OPENAI_API_KEY", "test")
-
-	dir := t.TempDir()
+	}, "setup", call, original)
 	ctx := context.Background()
-	local := localFlags{storage: storageFlags{dataDir: dir}, actor: "setup"}
-	d, err := local.open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.close()
-	trace := "5bf92f3577b34da6a3ce929d0e0e4737"
-	call := replay.CallID{TraceID: trace, SpanID: "c7ad6b7169203332"}
-	insertReplayCall(t, d, call, original)
 	now := time.Now().UTC()
-
-	client, err := providers.New(providers.Config{API: providers.ChatCompletions, BaseURL: provider.URL + "/v1", APIKey: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	prices, err := pricing.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
 	manager, err := runs.New(&replay.Runner{Ledger: d.ledger, Reader: &access.Reader{Content: d.content, Ledger: d.ledger},
-		Clients: map[string]*providers.Client{"openai": client}, Prices: prices}, runs.Limits{MaxN: 20, MaxCostUSD: "0.50"})
+		Clients: fake.Clients(t), Prices: replaytest.Prices(t)}, runs.Limits{MaxN: 20, MaxCostUSD: "0.50"})
 	if err != nil {
 		t.Fatal(err)
 	}

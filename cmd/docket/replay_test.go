@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/replay"
+	"github.com/docketlabs/docket/replay/replaytest"
 )
 
 func TestReplayCommand(t *testing.T) {
@@ -23,25 +23,9 @@ func TestReplayCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake, err := fakeprovider.New(fakeprovider.Config{Responder: responder})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
-	t.Setenv("OPENAI_API_KEY", "test")
-
-	dir := t.TempDir()
-	ctx := context.Background()
-	local := localFlags{storage: storageFlags{dataDir: dir}, actor: "ops-on-call"}
-	d, err := local.open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.close()
 	trace := "4bf92f3577b34da6a3ce929d0e0e4736"
-	insertReplayCall(t, d, replay.CallID{TraceID: trace, SpanID: "b7ad6b7169203331"}, original)
+	_, dir, _, d := replaySetup(t, responder, "ops-on-call", replay.CallID{TraceID: trace, SpanID: "b7ad6b7169203331"}, original)
+	ctx := context.Background()
 	run := func(args ...string) (string, error) {
 		cmd := replayCommand()
 		var buf bytes.Buffer
@@ -79,6 +63,25 @@ func TestReplayCommand(t *testing.T) {
 	if err != nil || len(log) != 6 { // the run, input and output; twice
 		t.Fatalf("access log: %v, %d rows", err, len(log))
 	}
+}
+
+// replaySetup serves responder as the OpenAI API the replay command calls
+// (its environment), opens a data directory of the test's own as actor and
+// stores call with original as its answer.
+func replaySetup(t *testing.T, responder fakeprovider.Responder, actor string, call replay.CallID, original string) (*replaytest.Provider, string, localFlags, *localData) {
+	t.Helper()
+	fake := replaytest.NewProvider(t, responder)
+	t.Setenv("OPENAI_BASE_URL", fake.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", "test")
+	dir := t.TempDir()
+	local := localFlags{storage: storageFlags{dataDir: dir}, actor: actor}
+	d, err := local.open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.close)
+	insertReplayCall(t, d, call, original)
+	return fake, dir, local, d
 }
 
 // insertReplayCall stores a call of tenant acme that asked when an order

@@ -16,8 +16,8 @@ import (
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
-	"github.com/docketlabs/docket/ledger/backend"
-	"github.com/docketlabs/docket/ledger/chdbengine"
+	"github.com/docketlabs/docket/ledger/storage/chdb"
+	"github.com/docketlabs/docket/ledger/storageconfig"
 	"github.com/docketlabs/docket/ui/apiclient"
 )
 
@@ -33,11 +33,11 @@ func (s *storageFlags) register(cmd *cobra.Command) {
 // config selects a ClickHouse server when DOCKET_CLICKHOUSE_DSN is set (kept
 // out of flags so the password stays out of process listings), else the
 // embedded ledger in the data directory.
-func (s *storageFlags) config() backend.Config {
+func (s *storageFlags) config() storageconfig.Config {
 	if dsn := os.Getenv("DOCKET_CLICKHOUSE_DSN"); dsn != "" {
-		return backend.Config{ClickHouse: &backend.ClickHouseConfig{DSN: configopaque.String(dsn)}}
+		return storageconfig.Config{ClickHouse: &storageconfig.ClickHouseConfig{DSN: configopaque.String(dsn)}}
 	}
-	return backend.Config{Embedded: &backend.EmbeddedConfig{Path: filepath.Join(s.dataDir, "ledger")}}
+	return storageconfig.Config{Embedded: &storageconfig.EmbeddedConfig{Path: filepath.Join(s.dataDir, "ledger")}}
 }
 
 // localFlags select the local data of an operator command: the embedded
@@ -86,12 +86,12 @@ func (l *localFlags) openLedger(ctx context.Context) (*ledger.Store, access.Prin
 	cfg := l.storage.config()
 	if cfg.Embedded != nil {
 		// Say who holds the directory, rather than the engine's lock error.
-		if a, ok := apiclient.Discover(cfg.Embedded.Path); ok && chdbengine.Held(cfg.Embedded.Path) {
+		if a, ok := apiclient.Discover(cfg.Embedded.Path); ok && chdb.Held(cfg.Embedded.Path) {
 			return nil, access.Principal{}, fmt.Errorf("the ledger in %s is held by a running docket (pid %d, API at %s): this command needs the directory to itself; stop that process first (export, lifecycle and content get can act through it with --server %s and an API token)",
 				l.storage.dataDir, a.PID, a.URL, a.URL)
 		}
 	}
-	store, err := backend.Open(ctx, cfg)
+	store, err := storageconfig.Open(ctx, cfg)
 	if err != nil {
 		return nil, access.Principal{}, err
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/docketlabs/docket/fakeprovider"
 	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/backend"
+	"github.com/docketlabs/docket/ledger/storageconfig"
 	"github.com/docketlabs/docket/ledger/usage"
 )
 
@@ -37,7 +37,7 @@ func TestUsageImportPullAndReconcile(t *testing.T) {
 	shorttest.Needs(t, shorttest.ChDB)
 	dir := t.TempDir()
 	ctx := context.Background()
-	store, err := backend.Open(ctx, backend.Config{Embedded: &backend.EmbeddedConfig{Path: filepath.Join(dir, "ledger")}})
+	store, err := storageconfig.Open(ctx, storageconfig.Config{Embedded: &storageconfig.EmbeddedConfig{Path: filepath.Join(dir, "ledger")}})
 	if err != nil {
 		t.Fatal(err)
 	}

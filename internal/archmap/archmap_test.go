@@ -100,7 +100,7 @@ type exception struct {
 var exceptions = []exception{
 	{from: "processors/contentrefprocessor", to: "ledger", test: true, why: canarySuite},
 	{from: "processors/contentrefprocessor", to: "ledger/access", test: true, why: canarySuite},
-	{from: "processors/contentrefprocessor", to: "ledger/backend", test: true, why: canarySuite},
+	{from: "processors/contentrefprocessor", to: "ledger/storageconfig", test: true, why: canarySuite},
 	{from: "processors/contentrefprocessor", to: "ledger/ledgerexporter", test: true, why: canarySuite},
 	{from: "processors/contentrefprocessor", to: "ledger/ledgertest", test: true, why: canarySuite},
 }

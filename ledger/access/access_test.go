@@ -3,14 +3,12 @@ package access
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/collector/config/configoptional"
-
 	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/contentstore/contentstoretest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/ledgertest"
 )
@@ -18,19 +16,6 @@ import (
 var ledgerStore *ledger.Store
 
 func TestMain(m *testing.M) { ledgertest.Main(m, &ledgerStore) }
-
-// newContentStore opens a directory content store of the test's own.
-func newContentStore(t *testing.T) contentstore.Store {
-	t.Helper()
-	cfg := contentstore.NewDefaultConfig()
-	cfg.Directory = configoptional.Some(contentstore.DirConfig{Path: filepath.Join(t.TempDir(), "content")})
-	store, err := contentstore.Open(context.Background(), cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	return store
-}
 
 const canary = "canary: kim.minjun@example.com 900101-1234567"
 
@@ -55,7 +40,7 @@ func fixture(t *testing.T, contentStore contentstore.Store, traceID string) (ref
 func TestRevealChecksAndRecordsEveryAttempt(t *testing.T) {
 	ctx := context.Background()
 	trace := "5b8efff798038103d269b633813fc60c"
-	contentStore := newContentStore(t)
+	contentStore := contentstoretest.Dir(t)
 	ref := fixture(t, contentStore, trace)
 	r := &Reader{Content: contentStore, Ledger: ledgerStore}
 	auditor := Principal{User: "ana", Role: RoleAuditor, Tenants: []string{"acme"}}
@@ -121,7 +106,7 @@ func TestRevealChecksAndRecordsEveryAttempt(t *testing.T) {
 func TestRevealOfSpanContent(t *testing.T) {
 	ctx := context.Background()
 	trace, other := "7b8efff798038103d269b633813fc60d", "1af7651916cd43dd8448eb211c80319d"
-	contentStore := newContentStore(t)
+	contentStore := contentstoretest.Dir(t)
 	fixture(t, contentStore, trace)
 	res, err := contentStore.Put(ctx, "acme", "tool.call.arguments", []byte(`{"note":"`+canary+`"}`))
 	if err != nil {
@@ -147,7 +132,7 @@ func TestRevealOfSpanContent(t *testing.T) {
 func TestRevealOfDeletedContentIsRecordedAsFailed(t *testing.T) {
 	ctx := context.Background()
 	trace := "6e0c63257de34c92bf9efcd03927272e"
-	contentStore := newContentStore(t)
+	contentStore := contentstoretest.Dir(t)
 	ref := fixture(t, contentStore, trace)
 	parsed, _ := contentstore.ParseRef(ref)
 	if err := contentStore.Delete(ctx, parsed); err != nil {
@@ -171,7 +156,7 @@ func TestRevealOfDeletedContentIsRecordedAsFailed(t *testing.T) {
 func TestRevealRecordsMalformedAttempts(t *testing.T) {
 	ctx := context.Background()
 	trace := "7b8efff798038103d269b633813fc60c"
-	contentStore := newContentStore(t)
+	contentStore := contentstoretest.Dir(t)
 	ref := fixture(t, contentStore, trace)
 	r := &Reader{Content: contentStore, Ledger: ledgerStore}
 	long := strings.Repeat("why ", MaxReasonLen)
@@ -226,7 +211,7 @@ func TestRevealRecordsMalformedAttempts(t *testing.T) {
 func TestRevealOfLogRecordContent(t *testing.T) {
 	ctx := context.Background()
 	trace := "5c8efff798038103d269b633813fc60e"
-	contentStore := newContentStore(t)
+	contentStore := contentstoretest.Dir(t)
 	fixture(t, contentStore, trace)
 	now := time.Now().UTC()
 	span := ledger.EvidenceSpan{Tenant: "acme", TraceID: trace, SpanID: "20f067aa0ba902b7", SpanName: "invoke_agent", Category: "genai",

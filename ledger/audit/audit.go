@@ -27,7 +27,7 @@ import (
 	"github.com/docketlabs/docket/internal/atomicfile"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/queries"
 )
 
@@ -75,7 +75,7 @@ type Manifest struct {
 	GeneratedAt time.Time `json:"generated_at"`
 	GeneratedBy string    `json:"generated_by"`
 	// Engine is the engine version that wrote the rows: the canonical
-	// form of CSV and Parquet rows is recomputed with such an engine.
+	// form of CSV and Parquet rows is recomputed with such an storage.
 	Engine string `json:"engine"`
 	// AccessEventID is the access-log entry that records this export; its
 	// ref is Root.
@@ -244,7 +244,7 @@ func inEngineRange(t time.Time) bool { return t.Year() >= 1900 && t.Year() <= 22
 // bundleWriter writes one bundle and remembers what it created, so a
 // failed or unrecorded export leaves nothing behind.
 type bundleWriter struct {
-	eng        engine.Engine
+	eng        storage.Engine
 	req        Request
 	dir        string
 	createdDir bool
@@ -337,7 +337,7 @@ func (w *bundleWriter) remove() {
 
 // writeTable exports one table into its file, hashing its rows.
 func (w *bundleWriter) writeTable(ctx context.Context, t table, totals *totalsOf) (File, error) {
-	q, err := engine.Bind(queries.MustGet(t.query), map[string]any{"tenant": w.req.Tenant, "from": w.req.From, "to": w.req.To})
+	q, err := storage.Bind(queries.MustGet(t.query), map[string]any{"tenant": w.req.Tenant, "from": w.req.From, "to": w.req.To})
 	if err != nil {
 		return File{}, fmt.Errorf("audit: %s: %w", t.name, err)
 	}
@@ -410,7 +410,7 @@ func (w *bundleWriter) writeParquet(ctx context.Context, q string, f File, addRo
 	if err != nil {
 		return err
 	}
-	write, err := engine.Bind(queries.MustGet("audit_write_parquet"), map[string]any{"path": path})
+	write, err := storage.Bind(queries.MustGet("audit_write_parquet"), map[string]any{"path": path})
 	if err != nil {
 		return err
 	}
@@ -477,7 +477,7 @@ func withQuery(template, q string) string {
 }
 
 // columnsOf asks the engine for the names and types of q's columns.
-func columnsOf(ctx context.Context, eng engine.Engine, q string) ([]Column, error) {
+func columnsOf(ctx context.Context, eng storage.Engine, q string) ([]Column, error) {
 	var cols []Column
 	var key, value []byte
 	err := eng.QueryJSON(ctx, withQuery(queries.MustGet("audit_columns"), q), func(row []byte) error {
@@ -521,12 +521,12 @@ func enginePath(path string) (string, error) {
 
 // readParquet has the engine read an exported Parquet file back with its
 // exported column types and calls fn with each row in the canonical form.
-func readParquet(ctx context.Context, eng engine.Engine, path string, cols []Column, fn func([]byte) error) error {
+func readParquet(ctx context.Context, eng storage.Engine, path string, cols []Column, fn func([]byte) error) error {
 	parts := make([]string, len(cols))
 	for i, c := range cols {
 		parts[i] = "`" + c.Name + "` " + c.Type
 	}
-	q, err := engine.Bind(queries.MustGet("audit_read_file"), map[string]any{"path": path, "format": "Parquet", "structure": strings.Join(parts, ", ")})
+	q, err := storage.Bind(queries.MustGet("audit_read_file"), map[string]any{"path": path, "format": "Parquet", "structure": strings.Join(parts, ", ")})
 	if err != nil {
 		return err
 	}

@@ -13,9 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/queries"
 )
 
@@ -77,15 +78,15 @@ func trickyCalls(tenant string) []ledger.Call {
 	return []ledger.Call{a, b, c, before, other}
 }
 
-func engineOnly(eng engine.Engine) VerifyOptions {
-	return VerifyOptions{Engine: func() (engine.Engine, error) { return eng, nil }}
+func engineOnly(eng storage.Engine) VerifyOptions {
+	return VerifyOptions{Engine: func() (storage.Engine, error) { return eng, nil }}
 }
 
 func TestExportRoundTripEveryFormat(t *testing.T) {
 	ctx := context.Background()
 	const tenant = "tricky"
 	insert(t, trickyCalls(tenant))
-	q, err := engine.Bind(queries.MustGet("audit_calls"), map[string]any{"tenant": tenant, "from": day0, "to": day0.Add(24 * time.Hour)})
+	q, err := storage.Bind(queries.MustGet("audit_calls"), map[string]any{"tenant": tenant, "from": day0, "to": day0.Add(24 * time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +189,7 @@ func TestTotalsUnknownIsNotZero(t *testing.T) {
 		cost, input string
 	}{
 		{"known", "1.5", "10"},
-		{"unknown", "0 " + UnknownMarker, "0 " + UnknownMarker},
+		{"unknown", "0 " + conventions.UnknownMarker, "0 " + conventions.UnknownMarker},
 		{"empty", "0", "0"},
 	} {
 		for _, f := range []Format{FormatJSONL, FormatCSV, FormatParquet} {
@@ -335,7 +336,7 @@ func TestVerifyNamesTampering(t *testing.T) {
 			path := filepath.Join(dir, m.Files[0].Name)
 			forged := path + ".forged"
 			err := store.Engine().Exec(ctx, "SELECT * REPLACE (if(response_id = 'chatcmpl-000001', 'chatcmpl-000009', response_id) AS response_id) FROM file("+
-				engine.Quote(path)+", 'Parquet') INTO OUTFILE "+engine.Quote(forged)+" FORMAT Parquet")
+				storage.Quote(path)+", 'Parquet') INTO OUTFILE "+storage.Quote(forged)+" FORMAT Parquet")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -515,7 +516,7 @@ func TestExportWithAccessLogAndState(t *testing.T) {
 	_, _ = Export(ctx, store, access.Principal{User: "vic", Role: access.RoleViewer, Tenants: []string{tenant}}, request(tenant, FormatCSV), t.TempDir())
 	hold := fmt.Sprintf(`INSERT INTO legal_holds (hold_id, tenant, reason, created_by, created_at, status, at, from_time, to_time)
 		VALUES ('hold_1', %s, 'litigation "A", 2026', 'lee', now64(9), 'active', %s, '1900-01-01 00:00:00', '2261-01-01 00:00:00')`,
-		engine.Quote(tenant), "toDateTime64('2026-03-01 08:00:00', 9, 'UTC')")
+		storage.Quote(tenant), "toDateTime64('2026-03-01 08:00:00', 9, 'UTC')")
 	if err := store.Engine().Exec(ctx, hold); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger/decimal"
 )
 
@@ -28,9 +29,6 @@ type Sum struct {
 	KnownRows   uint64 `json:"known_rows"`
 	UnknownRows uint64 `json:"unknown_rows"`
 }
-
-// UnknownMarker is appended to a total that has unknown parts.
-const UnknownMarker = "+?"
 
 // totalsOf accumulates Totals row by row.
 type totalsOf struct {
@@ -118,7 +116,7 @@ func (s *sumOf) add(value []byte, quoted bool) error {
 func (s *sumOf) result() Sum {
 	total := s.sum.String()
 	if s.unknown > 0 {
-		total += " " + UnknownMarker
+		total += " " + conventions.UnknownMarker
 	}
 	return Sum{Total: total, KnownRows: s.known, UnknownRows: s.unknown}
 }

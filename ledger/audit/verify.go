@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
 )
 
 // ErrMismatch is returned when a bundle does not match its manifest.
@@ -25,7 +25,7 @@ type VerifyOptions struct {
 	// called at most once, and only for a bundle with Parquet files. Any
 	// engine that reads this host's files will do — the ledger's own or a
 	// temporary one: it reads the file, not the ledger.
-	Engine func() (engine.Engine, error)
+	Engine func() (storage.Engine, error)
 	// Root, if set, is the root the bundle must have, e.g. the ref of the
 	// export's access-log entry.
 	Root string
@@ -166,12 +166,12 @@ func checkManifest(m Manifest) []Problem {
 type verifier struct {
 	dir  string
 	opts VerifyOptions
-	eng  engine.Engine
+	eng  storage.Engine
 	// engErr is the error of opening the engine, kept for every file.
 	engErr error
 }
 
-func (v *verifier) engine() (engine.Engine, error) {
+func (v *verifier) engine() (storage.Engine, error) {
 	if v.eng == nil && v.engErr == nil {
 		if v.opts.Engine == nil {
 			v.engErr = errors.New("reading Parquet back needs an engine")

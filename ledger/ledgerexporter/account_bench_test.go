@@ -14,7 +14,7 @@ import (
 
 	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/internal/conventions"
-	"github.com/docketlabs/docket/ledger/backend"
+	"github.com/docketlabs/docket/ledger/storageconfig"
 )
 
 // BenchmarkConvertAccount extracts the rows of 1,000 call spans of 10
@@ -25,7 +25,7 @@ func BenchmarkConvertAccount(b *testing.B) {
 	ctx := context.Background()
 	set := exporter.Settings{ID: component.NewID(componentType), TelemetrySettings: componenttest.NewNopTelemetrySettings(), BuildInfo: component.NewDefaultBuildInfo()}
 	cfg := createDefaultConfig().(*Config)
-	cfg.Storage.Embedded = &backend.EmbeddedConfig{Path: filepath.Join(b.TempDir(), "ledger")}
+	cfg.Storage.Embedded = &storageconfig.EmbeddedConfig{Path: filepath.Join(b.TempDir(), "ledger")}
 	e, err := newLedgerExporter(cfg, set)
 	if err != nil {
 		b.Fatal(err)

@@ -17,7 +17,7 @@ import (
 
 	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/internal/conventions"
-	"github.com/docketlabs/docket/ledger/backend"
+	"github.com/docketlabs/docket/ledger/storageconfig"
 )
 
 // TestAccountCountsRefusedNotReceived: while the ledger cannot be written
@@ -30,7 +30,7 @@ func TestAccountCountsRefusedNotReceived(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := createDefaultConfig().(*Config)
-	cfg.Storage.Embedded = &backend.EmbeddedConfig{Path: filepath.Join(blocker, "ledger")}
+	cfg.Storage.Embedded = &storageconfig.EmbeddedConfig{Path: filepath.Join(blocker, "ledger")}
 	q := cfg.QueueConfig.Get()
 	q.QueueSize, q.NumConsumers = 4, 1
 	set := exporter.Settings{ID: component.NewID(componentType), TelemetrySettings: componenttest.NewNopTelemetrySettings(), BuildInfo: component.NewDefaultBuildInfo()}

@@ -21,9 +21,10 @@ import (
 
 	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/internal/shorttest"
+	"github.com/docketlabs/docket/internal/spantest"
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/backend"
-	"github.com/docketlabs/docket/ledger/chdbengine"
+	"github.com/docketlabs/docket/ledger/storage/chdb"
+	"github.com/docketlabs/docket/ledger/storageconfig"
 	"github.com/docketlabs/docket/ledger/views"
 )
 
@@ -39,15 +40,11 @@ type badValueCase struct {
 // chat adds a call span with valid IDs (n distinguishes them), started and
 // ended around now.
 func chat(spans ptrace.SpanSlice, now time.Time, n byte) ptrace.Span {
-	s := spans.AppendEmpty()
-	s.SetName("chat gpt-4o-mini")
+	s := spantest.Chat(spans, "openai", "gpt-4o-mini")
 	s.SetTraceID(pcommon.TraceID{0xbd, n, 1})
 	s.SetSpanID(pcommon.SpanID{0xbd, n, 2})
 	s.SetStartTimestamp(pcommon.NewTimestampFromTime(now.Add(-time.Second)))
 	s.SetEndTimestamp(pcommon.NewTimestampFromTime(now))
-	s.Attributes().PutStr(conventions.OperationName, "chat")
-	s.Attributes().PutStr(conventions.ProviderName, "openai")
-	s.Attributes().PutStr(conventions.RequestModel, "gpt-4o-mini")
 	s.Attributes().PutInt(conventions.UsageInput, 100)
 	s.Attributes().PutInt(conventions.UsageOutput, 10)
 	return s
@@ -201,7 +198,7 @@ func TestBadValuesAreFlaggedNotStored(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "ledger")
 	cfg := createDefaultConfig().(*Config)
-	cfg.Storage.Embedded = &backend.EmbeddedConfig{Path: path}
+	cfg.Storage.Embedded = &storageconfig.EmbeddedConfig{Path: path}
 	cfg.QueueConfig = configoptional.None[exporterhelper.QueueBatchConfig]() // written before ConsumeTraces returns
 	set := exporter.Settings{ID: component.NewID(componentType), TelemetrySettings: componenttest.NewNopTelemetrySettings(), BuildInfo: component.NewDefaultBuildInfo()}
 	exp, err := NewFactory().CreateTraces(ctx, set, cfg)
@@ -226,7 +223,7 @@ func TestBadValuesAreFlaggedNotStored(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	eng, err := chdbengine.Open(path)
+	eng, err := chdb.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/collector/config/configretry"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 
-	"github.com/docketlabs/docket/ledger/backend"
+	"github.com/docketlabs/docket/ledger/storageconfig"
 )
 
 // Config of the ledger exporter. The empty config is valid: embedded engine
@@ -19,8 +19,8 @@ type Config struct {
 	QueueConfig   configoptional.Optional[exporterhelper.QueueBatchConfig] `mapstructure:"sending_queue"`
 	RetryConfig   configretry.BackOffConfig                                `mapstructure:"retry_on_failure"`
 
-	// Storage selects the ClickHouse engine.
-	Storage backend.Config `mapstructure:"storage"`
+	// Storage selects the ClickHouse storage.
+	Storage storageconfig.Config `mapstructure:"storage"`
 	// DefaultTenant is the tenant of resources that name none. The tenant
 	// attribute is the contract's (conventions.TenantAttribute), the one the
 	// tenant processor stamps: it is not configurable, so no component can

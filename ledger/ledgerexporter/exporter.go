@@ -21,9 +21,9 @@ import (
 	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/backend"
 	"github.com/docketlabs/docket/ledger/ledgerexporter/internal/metadata"
 	"github.com/docketlabs/docket/ledger/pricing"
+	"github.com/docketlabs/docket/ledger/storageconfig"
 )
 
 type ledgerExporter struct {
@@ -121,7 +121,7 @@ func (e *ledgerExporter) openStore(ctx context.Context) (*ledger.Store, error) {
 	e.storeMu.Lock()
 	defer e.storeMu.Unlock()
 	if e.store == nil {
-		store, err := backend.Open(ctx, e.cfg.Storage)
+		store, err := storageconfig.Open(ctx, e.cfg.Storage)
 		if err != nil {
 			return nil, fmt.Errorf("ledger: storage unavailable: %w", err)
 		}

@@ -14,6 +14,7 @@ import (
 	pdatareq "go.opentelemetry.io/collector/pdata/xpdata/request"
 	"go.uber.org/zap"
 
+	"github.com/docketlabs/docket/internal/spantest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/ledgerexporter/internal/metadata"
 )
@@ -177,12 +178,10 @@ func FuzzQueueUnmarshal(f *testing.F) {
 // TestQueuedSpansOfEarlierVersionsBecomeRows: a queue written before rows
 // were queued holds OTLP spans; they are converted, not dropped.
 func TestQueuedSpansOfEarlierVersionsBecomeRows(t *testing.T) {
-	td := ptrace.NewTraces()
-	span := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	td, spans := spantest.Traces(nil)
+	span := spantest.Chat(spans, "", "gpt-4o-mini")
 	span.SetTraceID(pcommon.TraceID{1})
 	span.SetSpanID(pcommon.SpanID{2})
-	span.Attributes().PutStr("gen_ai.operation.name", "chat")
-	span.Attributes().PutStr("gen_ai.request.model", "gpt-4o-mini")
 	x := &ledgerExporter{logger: zap.NewNop(), extractor: &ledger.Extractor{DefaultTenant: "default"}, linker: newRequestLinker(defaultRequestSpans)}
 	var err error
 	if x.tel, err = metadata.NewTelemetryBuilder(componenttest.NewNopTelemetrySettings()); err != nil {

@@ -1,7 +1,7 @@
 // Package ledgertest gives a test process its embedded ledger: chDB allows
 // one data directory per process, so a package's tests share one, opened in
 // TestMain, and isolate themselves by tenant or trace. DOCKET_TEST_ENGINE
-// chooses the engine the store runs on (ledger/engine/enginetest).
+// chooses the engine the store runs on (ledger/storage/storagetest).
 package ledgertest
 
 import (
@@ -14,9 +14,9 @@ import (
 
 	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/chdbengine"
-	"github.com/docketlabs/docket/ledger/engine"
-	"github.com/docketlabs/docket/ledger/engine/enginetest"
+	"github.com/docketlabs/docket/ledger/storage"
+	"github.com/docketlabs/docket/ledger/storage/chdb"
+	"github.com/docketlabs/docket/ledger/storage/storagetest"
 )
 
 // Main opens a migrated ledger in a temporary directory, sets *store, runs
@@ -35,15 +35,15 @@ func run(m *testing.M, store **ledger.Store) int {
 		return 1
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
-	eng, err := chdbengine.Open(filepath.Join(dir, "ledger"))
+	eng, err := chdb.Open(filepath.Join(dir, "ledger"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	defer func() { _ = eng.Close() }()
 	// DOCKET_TEST_ENGINE runs the package's storage tests through the
-	// server adapter or on a live server (ledger/engine/enginetest).
-	target, closeTarget, err := enginetest.Open(context.Background(), eng)
+	// server adapter or on a live server (ledger/storage/storagetest).
+	target, closeTarget, err := storagetest.Open(context.Background(), eng)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -59,10 +59,10 @@ func run(m *testing.M, store **ledger.Store) int {
 
 // Engine opens an embedded engine in a temporary directory for one test,
 // skipped under -short, and closes it when the test ends.
-func Engine(t testing.TB) *chdbengine.Engine {
+func Engine(t testing.TB) *chdb.Engine {
 	t.Helper()
 	shorttest.Needs(t, shorttest.ChDB)
-	eng, err := chdbengine.Open(t.TempDir())
+	eng, err := chdb.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func Engine(t testing.TB) *chdbengine.Engine {
 // EveryRow calls fn with every row of every ledger table, as JSON, so a
 // test can search all that was written (views hold no data of their own,
 // and may need parameters).
-func EveryRow(ctx context.Context, eng engine.Engine, fn func(table string, row []byte) error) error {
+func EveryRow(ctx context.Context, eng storage.Engine, fn func(table string, row []byte) error) error {
 	var tables []string
 	err := eng.QueryJSON(ctx, "SELECT name FROM system.tables WHERE database = currentDatabase() AND engine NOT LIKE '%View' ORDER BY name", func(row []byte) error {
 		var r struct{ Name string }

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/config/configoptional"
 
 	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/contentstore/contentstoretest"
 	"github.com/docketlabs/docket/internal/s3test"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
@@ -45,10 +46,9 @@ func newTenant(t testing.TB) string { return "t-" + randomHex(t, 6) }
 
 func dirStore(t testing.TB) contentstore.Store {
 	t.Helper()
-	cfg := contentstore.NewDefaultConfig()
-	cfg.Directory = configoptional.Some(contentstore.DirConfig{Path: t.TempDir()})
+	cfg := contentstoretest.DirConfig(t.TempDir())
 	cfg.Secret = testSecret
-	return openStore(t, cfg)
+	return contentstoretest.Open(t, cfg)
 }
 
 func s3Store(t testing.TB, srv *s3test.Server, bucket string, objectLock bool) contentstore.Store {
@@ -58,17 +58,7 @@ func s3Store(t testing.TB, srv *s3test.Server, bucket string, objectLock bool) c
 	cfg.S3 = configoptional.Some(contentstore.S3Config{Endpoint: srv.Endpoint, Bucket: bucket, AccessKey: srv.AccessKey,
 		SecretKey: configopaque.String(srv.SecretKey), Insecure: true, CreateBucket: true, ObjectLock: objectLock, Timeout: 10 * time.Second})
 	cfg.Secret = testSecret
-	return openStore(t, cfg)
-}
-
-func openStore(t testing.TB, cfg contentstore.Config) contentstore.Store {
-	t.Helper()
-	st, err := contentstore.Open(ctx, cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
+	return contentstoretest.Open(t, cfg)
 }
 
 // fixture is one tenant's calls on a content store.

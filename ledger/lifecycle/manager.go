@@ -40,7 +40,7 @@ import (
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/queries"
 )
 
@@ -58,7 +58,7 @@ type Options struct {
 // one content store. It is safe for concurrent use.
 type Manager struct {
 	ledger  *ledger.Store
-	eng     engine.Engine
+	eng     storage.Engine
 	content contentstore.Store
 	policy  Policy
 	clock   func() time.Time
@@ -215,7 +215,7 @@ func mayRead(p access.Principal, tenant string) error {
 
 // query runs a named query with parameters and decodes each row into a T.
 func query[T any](ctx context.Context, m *Manager, name string, params map[string]any) ([]T, error) {
-	out, err := engine.QueryRows[T](ctx, m.eng, queries.MustGet(name), params)
+	out, err := storage.QueryRows[T](ctx, m.eng, queries.MustGet(name), params)
 	if err != nil {
 		return nil, fmt.Errorf("lifecycle: %s: %w", name, err)
 	}
@@ -224,7 +224,7 @@ func query[T any](ctx context.Context, m *Manager, name string, params map[strin
 
 // exec runs a named statement with parameters.
 func (m *Manager) exec(ctx context.Context, name string, params map[string]any) error {
-	q, err := engine.Bind(queries.MustGet(name), params)
+	q, err := storage.Bind(queries.MustGet(name), params)
 	if err != nil {
 		return err
 	}

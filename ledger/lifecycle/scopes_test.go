@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
 )
 
 // TestCallStatesMatchTheView: CallStates matches holds and deletion
@@ -61,7 +61,7 @@ func TestCallStatesMatchTheView(t *testing.T) {
 		HoldIDs        []string `json:"hold_ids"`
 		DeletionJobIDs []string `json:"deletion_job_ids"`
 	}
-	view, err := engine.QueryRows[viewRow](ctx, f.m.eng, "SELECT span_id, hold_ids, deletion_job_ids FROM call_lifecycle(tenant = {tenant:String})",
+	view, err := storage.QueryRows[viewRow](ctx, f.m.eng, "SELECT span_id, hold_ids, deletion_job_ids FROM call_lifecycle(tenant = {tenant:String})",
 		map[string]any{"tenant": f.tenant})
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +91,7 @@ func TestCallStatesMatchTheView(t *testing.T) {
 		HoldIDs        []string `json:"hold_ids"`
 		DeletionJobIDs []string `json:"deletion_job_ids"`
 	}
-	spanView, err := engine.QueryRows[spanRow](ctx, f.m.eng, "SELECT ref, hold_ids, deletion_job_ids FROM span_content_lifecycle(tenant = {tenant:String})",
+	spanView, err := storage.QueryRows[spanRow](ctx, f.m.eng, "SELECT ref, hold_ids, deletion_job_ids FROM span_content_lifecycle(tenant = {tenant:String})",
 		map[string]any{"tenant": f.tenant})
 	if err != nil || len(spanView) != len(spanRefs) {
 		t.Fatalf("%d span rows, want %d: %v", len(spanView), len(spanRefs), err)

@@ -54,7 +54,7 @@ func (c Cost) String() string {
 // Display is the cost for people: "$0.00012345", or "—" when unknown.
 func (c Cost) Display() string {
 	if c.USD == nil {
-		return "—"
+		return conventions.UnknownShown
 	}
 	return c.USD.Display()
 }

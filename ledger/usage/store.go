@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/queries"
 )
 
@@ -79,7 +79,7 @@ func Imports(ctx context.Context, st *ledger.Store, provider string, limit int) 
 	if limit <= 0 || limit > 1000 {
 		limit = 100
 	}
-	out, err := engine.QueryRows[Import](ctx, st.Engine(), queries.MustGet("usage_imports"), map[string]any{"provider": provider, "limit": limit})
+	out, err := storage.QueryRows[Import](ctx, st.Engine(), queries.MustGet("usage_imports"), map[string]any{"provider": provider, "limit": limit})
 	if err != nil {
 		return nil, fmt.Errorf("usage: list imports: %w", err)
 	}

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
 )
 
 // CallSummary is one call as lists and search results show it.
@@ -95,7 +95,7 @@ func listCalls(ctx context.Context, store *ledger.Store, f Filter, l lookup, aft
 		params["before_trace_id"], params["before_span_id"] = after.TraceID, after.SpanID
 	}
 	calls := []CallSummary{}
-	err := query(ctx, store, "views_calls", f, params, engine.DecodeRows(&calls))
+	err := query(ctx, store, "views_calls", f, params, storage.DecodeRows(&calls))
 	return calls, err
 }
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
 )
 
 // CostTotals sum the calls of a group. Unknown is not zero: CostUSD sums only
@@ -126,7 +126,7 @@ func Timeseries(ctx context.Context, store *ledger.Store, f Filter, bucket strin
 		return Series{}, tooMany
 	}
 	var data []Point
-	err := query(ctx, store, "views_timeseries", f, map[string]any{"bucket_seconds": uint32(width / time.Second), "limit": uint32(MaxPoints + 1)}, engine.DecodeRows(&data))
+	err := query(ctx, store, "views_timeseries", f, map[string]any{"bucket_seconds": uint32(width / time.Second), "limit": uint32(MaxPoints + 1)}, storage.DecodeRows(&data))
 	if err != nil {
 		return Series{}, err
 	}

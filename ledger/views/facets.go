@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
 )
 
 // FacetValues are the values each filter can take among the calls a Filter
@@ -25,7 +25,7 @@ const MaxFacetValues = 500
 // request models alike, as Filter.Model matches either.
 func Facets(ctx context.Context, store *ledger.Store, f Filter) (FacetValues, error) {
 	var rows []FacetValues
-	if err := query(ctx, store, "views_facets", f, map[string]any{"max": uint32(MaxFacetValues)}, engine.DecodeRows(&rows)); err != nil {
+	if err := query(ctx, store, "views_facets", f, map[string]any{"max": uint32(MaxFacetValues)}, storage.DecodeRows(&rows)); err != nil {
 		return FacetValues{}, err
 	}
 	if len(rows) != 1 {

@@ -3,11 +3,8 @@ package views
 import (
 	"strings"
 
-	"github.com/docketlabs/docket/ledger/audit"
+	"github.com/docketlabs/docket/internal/conventions"
 )
-
-// Unknown is how an unknown cost is shown: never as $0.
-const Unknown = "—"
 
 // FormatCost shows a cost sum for people, in the convention of the ledger's
 // prices and exports: "$0.0123" when every call's cost is known, "$0.0123 +?"
@@ -16,14 +13,14 @@ const Unknown = "—"
 // is not a decimal number is shown as unknown.
 func FormatCost(cost *string, unknownCalls uint64) string {
 	if cost == nil {
-		return Unknown
+		return conventions.UnknownShown
 	}
 	s, ok := dollars(*cost)
 	if !ok {
-		return Unknown
+		return conventions.UnknownShown
 	}
 	if unknownCalls > 0 {
-		s += " " + audit.UnknownMarker
+		s += " " + conventions.UnknownMarker
 	}
 	return s
 }

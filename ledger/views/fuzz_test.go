@@ -7,7 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
 )
 
 // FuzzCheckQuery: Search accepts exactly the queries of the documented
@@ -42,7 +42,7 @@ func FuzzCheckQuery(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.ReplaceAll(withSentinel, engine.Quote("SENTINEL"), engine.Quote(q)) != withQ {
+		if strings.ReplaceAll(withSentinel, storage.Quote("SENTINEL"), storage.Quote(q)) != withQ {
 			t.Fatalf("%q: not bound as a literal", q)
 		}
 	})

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
 )
 
 // LatencyBoundsMS are the upper bounds of the latency histogram's buckets,
@@ -45,7 +45,7 @@ func Latency(ctx context.Context, store *ledger.Store, f Filter) (LatencyReport,
 		AtMost    []uint64  `json:"at_most"`
 		Quantiles []float64 `json:"quantiles"`
 	}
-	if err := query(ctx, store, "views_latency", f, map[string]any{"bounds": strings.Join(bounds, ",")}, engine.DecodeRows(&rows)); err != nil {
+	if err := query(ctx, store, "views_latency", f, map[string]any{"bounds": strings.Join(bounds, ",")}, storage.DecodeRows(&rows)); err != nil {
 		return LatencyReport{}, err
 	}
 	if len(rows) != 1 {

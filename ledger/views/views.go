@@ -17,7 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/engine"
+	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/queries"
 )
 
@@ -165,7 +165,7 @@ func bind(name string, f Filter, params map[string]any) (string, error) {
 		bound[k] = v
 	}
 	sql := strings.ReplaceAll(queries.MustGet(name), "{filter}", filterSQL()) + "\n" + queries.MustGet("views_settings")
-	q, err := engine.Bind(sql, bound)
+	q, err := storage.Bind(sql, bound)
 	if err != nil {
 		return "", fmt.Errorf("views: %s: %w", name, err)
 	}

@@ -39,21 +39,17 @@ const (
 
 func at(h, m int) time.Time { return t0.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute) }
 
-// call is a call row with what the views read; the rest keeps its zero
-// value, as a span without those attributes gives.
-func call(tenant, trace, span, service string, start time.Time, durMS float64, provider, reqModel, respModel, respID, status string,
-	in, out *int64, cost *string, endUser string) ledger.Call {
-	c := ledger.Call{
-		Tenant: tenant, TraceID: trace, SpanID: span, ServiceName: service, SpanName: "chat " + reqModel,
-		StartTime: start, EndTime: start.Add(time.Duration(durMS * float64(time.Millisecond))), DurationMS: durMS,
-		Operation: "chat", Provider: provider, RequestModel: reqModel, ResponseModel: respModel, ResponseID: respID,
-		InputTokens: in, OutputTokens: out, Status: status, EndUserRef: endUser, IngestedAt: start,
-		CostUSD: cost, CostStatus: string(pricing.StatusOK),
-	}
-	if cost == nil {
+// call completes c, a call row with what the views read, as the ledger
+// exporter would (span name, end time, cost status, error class); the rest
+// keeps its zero value, as a span without those attributes gives.
+func call(c ledger.Call) ledger.Call {
+	c.SpanName, c.Operation, c.IngestedAt = "chat "+c.RequestModel, "chat", c.StartTime
+	c.EndTime = c.StartTime.Add(time.Duration(c.DurationMS * float64(time.Millisecond)))
+	c.CostStatus = string(pricing.StatusOK)
+	if c.CostUSD == nil {
 		c.CostStatus = string(pricing.StatusUnknownModel)
 	}
-	if status == ledger.StatusError {
+	if c.Status == ledger.StatusError {
 		c.ErrorClass = ledger.ErrClassRateLimited
 	}
 	return c
@@ -61,15 +57,15 @@ func call(tenant, trace, span, service string, start time.Time, durMS float64, p
 
 // The curated calls, by name.
 var curated = map[string]ledger.Call{
-	"a1": call("acme", traceA, "0000000000000a01", "chat-api", at(1, 5), 120, "openai", "gpt-4o", "gpt-4o-2024-08-06", "chatcmpl-a1", "ok", new(int64(100)), new(int64(20)), new("0.0012"), "user-1"),
-	"a2": call("acme", traceA, "0000000000000a02", "chat-api", at(1, 10), 480, "openai", "gpt-4o", "gpt-4o-2024-08-06", "chatcmpl-a2", "error", nil, nil, nil, "user-1"),
-	"a3": call("acme", traceB, "0000000000000a03", "summarizer", at(26, 0), 2600, "anthropic", "claude-sonnet-4", "", "msg_a3", "unset", new(int64(1000)), new(int64(300)), new("0.0075"), "user-2"),
-	"a4": call("acme", traceC, "0000000000000a04", "summarizer", at(26, 30), 70000, "mistral", "mistral-large", "mistral-large-2411", "cmpl-a4", "ok", new(int64(50)), nil, nil, "user-2"),
-	"a5": call("acme", traceF, "0000000000000a05", "chat-api", at(50, 30), 1000, "openai", "gpt-4o", "gpt-4o-2024-08-06", "resp-shared", "ok", new(int64(200)), new(int64(40)), new("0.0024"), "user-3"),
-	"g1": call("globex", traceD, "0000000000000g01", "bot", at(1, 20), 90, "openai", "gpt-4o-mini", "gpt-4o-mini-2024-07-18", "chatcmpl-g1", "ok", new(int64(10)), new(int64(5)), new("0.0000045"), "user-1"),
-	"g2": call("globex", traceE, "0000000000000g02", "bot", at(50, 0), 300, "openai", "gpt-4o-mini", "gpt-4o-mini-2024-07-18", "resp-shared", "error", new(int64(10)), new(int64(0)), new("0"), "user-9"),
+	"a1": call(ledger.Call{Tenant: "acme", TraceID: traceA, SpanID: "0000000000000a01", ServiceName: "chat-api", StartTime: at(1, 5), DurationMS: 120, Provider: "openai", RequestModel: "gpt-4o", ResponseModel: "gpt-4o-2024-08-06", ResponseID: "chatcmpl-a1", Status: "ok", InputTokens: new(int64(100)), OutputTokens: new(int64(20)), CostUSD: new("0.0012"), EndUserRef: "user-1"}),
+	"a2": call(ledger.Call{Tenant: "acme", TraceID: traceA, SpanID: "0000000000000a02", ServiceName: "chat-api", StartTime: at(1, 10), DurationMS: 480, Provider: "openai", RequestModel: "gpt-4o", ResponseModel: "gpt-4o-2024-08-06", ResponseID: "chatcmpl-a2", Status: "error", EndUserRef: "user-1"}),
+	"a3": call(ledger.Call{Tenant: "acme", TraceID: traceB, SpanID: "0000000000000a03", ServiceName: "summarizer", StartTime: at(26, 0), DurationMS: 2600, Provider: "anthropic", RequestModel: "claude-sonnet-4", ResponseID: "msg_a3", Status: "unset", InputTokens: new(int64(1000)), OutputTokens: new(int64(300)), CostUSD: new("0.0075"), EndUserRef: "user-2"}),
+	"a4": call(ledger.Call{Tenant: "acme", TraceID: traceC, SpanID: "0000000000000a04", ServiceName: "summarizer", StartTime: at(26, 30), DurationMS: 70000, Provider: "mistral", RequestModel: "mistral-large", ResponseModel: "mistral-large-2411", ResponseID: "cmpl-a4", Status: "ok", InputTokens: new(int64(50)), EndUserRef: "user-2"}),
+	"a5": call(ledger.Call{Tenant: "acme", TraceID: traceF, SpanID: "0000000000000a05", ServiceName: "chat-api", StartTime: at(50, 30), DurationMS: 1000, Provider: "openai", RequestModel: "gpt-4o", ResponseModel: "gpt-4o-2024-08-06", ResponseID: "resp-shared", Status: "ok", InputTokens: new(int64(200)), OutputTokens: new(int64(40)), CostUSD: new("0.0024"), EndUserRef: "user-3"}),
+	"g1": call(ledger.Call{Tenant: "globex", TraceID: traceD, SpanID: "0000000000000g01", ServiceName: "bot", StartTime: at(1, 20), DurationMS: 90, Provider: "openai", RequestModel: "gpt-4o-mini", ResponseModel: "gpt-4o-mini-2024-07-18", ResponseID: "chatcmpl-g1", Status: "ok", InputTokens: new(int64(10)), OutputTokens: new(int64(5)), CostUSD: new("0.0000045"), EndUserRef: "user-1"}),
+	"g2": call(ledger.Call{Tenant: "globex", TraceID: traceE, SpanID: "0000000000000g02", ServiceName: "bot", StartTime: at(50, 0), DurationMS: 300, Provider: "openai", RequestModel: "gpt-4o-mini", ResponseModel: "gpt-4o-mini-2024-07-18", ResponseID: "resp-shared", Status: "error", InputTokens: new(int64(10)), OutputTokens: new(int64(0)), CostUSD: new("0"), EndUserRef: "user-9"}),
 	// The same trace ID as a1 and a2, in another tenant.
-	"g3": call("globex", traceA, "0000000000000g03", "bot", at(1, 6), 250, "openai", "gpt-4o-mini", "gpt-4o-mini-2024-07-18", "", "ok", new(int64(5)), new(int64(5)), new("0.000003"), ""),
+	"g3": call(ledger.Call{Tenant: "globex", TraceID: traceA, SpanID: "0000000000000g03", ServiceName: "bot", StartTime: at(1, 6), DurationMS: 250, Provider: "openai", RequestModel: "gpt-4o-mini", ResponseModel: "gpt-4o-mini-2024-07-18", Status: "ok", InputTokens: new(int64(5)), OutputTokens: new(int64(5)), CostUSD: new("0.000003")}),
 }
 
 // Bulk calls for paging: several months, ties on start time within and
@@ -83,11 +79,11 @@ func bulk() []ledger.Call {
 	for i := 0; i < bulkCalls; i++ {
 		// Groups of three calls share a start time.
 		start := bulkStart.Add(time.Duration(i/3)*6*time.Hour + time.Duration(i/3)*1001)
-		out = append(out, call("bulk", fmt.Sprintf("b%031x", i%400), fmt.Sprintf("%016x", i), "batch", start, 500, "openai", "gpt-4o-mini", "gpt-4o-mini-2024-07-18", fmt.Sprintf("resp-b%d", i), "ok", new(int64(1)), new(int64(1)), new("0.000001"), ""))
+		out = append(out, call(ledger.Call{Tenant: "bulk", TraceID: fmt.Sprintf("b%031x", i%400), SpanID: fmt.Sprintf("%016x", i), ServiceName: "batch", StartTime: start, DurationMS: 500, Provider: "openai", RequestModel: "gpt-4o-mini", ResponseModel: "gpt-4o-mini-2024-07-18", ResponseID: fmt.Sprintf("resp-b%d", i), Status: "ok", InputTokens: new(int64(1)), OutputTokens: new(int64(1)), CostUSD: new("0.000001")}))
 	}
 	for i := 0; i < bulk2Calls; i++ {
 		start := bulkStart.Add(time.Duration(i*7)*6*time.Hour + time.Duration(i*7)*1001)
-		out = append(out, call("bulk2", fmt.Sprintf("b%031x", i), fmt.Sprintf("%016x", i), "batch", start, 500, "openai", "gpt-4o-mini", "gpt-4o-mini-2024-07-18", "", "ok", nil, nil, nil, ""))
+		out = append(out, call(ledger.Call{Tenant: "bulk2", TraceID: fmt.Sprintf("b%031x", i), SpanID: fmt.Sprintf("%016x", i), ServiceName: "batch", StartTime: start, DurationMS: 500, Provider: "openai", RequestModel: "gpt-4o-mini", ResponseModel: "gpt-4o-mini-2024-07-18", Status: "ok"}))
 	}
 	return out
 }
@@ -108,13 +104,13 @@ func load(t *testing.T) {
 		}
 		now := time.Now().UTC().Truncate(time.Second)
 		recent := []ledger.Call{
-			call("recent", "e0000000000000000000000000000001", "0000000000000r01", "chat-api", now.Add(-48*time.Hour), 100, "openai", "gpt-4o", "gpt-4o", "r1", "ok", nil, nil, nil, "recent-user"),
-			call("recent", "e0000000000000000000000000000002", "0000000000000r02", "chat-api", now.Add(-40*24*time.Hour), 100, "openai", "gpt-4o", "gpt-4o", "r2", "ok", nil, nil, nil, "recent-user"),
-			call("recent", "e0000000000000000000000000000003", "0000000000000r03", "chat-api", now.Add(-24*time.Hour), 100, "openai", "gpt-4o", "gpt-4o", "r3", "ok", nil, nil, nil, hashedUser),
+			call(ledger.Call{Tenant: "recent", TraceID: "e0000000000000000000000000000001", SpanID: "0000000000000r01", ServiceName: "chat-api", StartTime: now.Add(-48 * time.Hour), DurationMS: 100, Provider: "openai", RequestModel: "gpt-4o", ResponseModel: "gpt-4o", ResponseID: "r1", Status: "ok", EndUserRef: "recent-user"}),
+			call(ledger.Call{Tenant: "recent", TraceID: "e0000000000000000000000000000002", SpanID: "0000000000000r02", ServiceName: "chat-api", StartTime: now.Add(-40 * 24 * time.Hour), DurationMS: 100, Provider: "openai", RequestModel: "gpt-4o", ResponseModel: "gpt-4o", ResponseID: "r2", Status: "ok", EndUserRef: "recent-user"}),
+			call(ledger.Call{Tenant: "recent", TraceID: "e0000000000000000000000000000003", SpanID: "0000000000000r03", ServiceName: "chat-api", StartTime: now.Add(-24 * time.Hour), DurationMS: 100, Provider: "openai", RequestModel: "gpt-4o", ResponseModel: "gpt-4o", ResponseID: "r3", Status: "ok", EndUserRef: hashedUser}),
 		}
 		var many []ledger.Call
 		for i := 0; i < manyTenants; i++ {
-			many = append(many, call(fmt.Sprintf("zz-%05d", i), "f0000000000000000000000000000001", "0000000000000001", "batch", time.Date(2023, 6, 1, 0, 0, i, 0, time.UTC), 10, "openai", "gpt-4o", "gpt-4o", "", "ok", nil, nil, nil, ""))
+			many = append(many, call(ledger.Call{Tenant: fmt.Sprintf("zz-%05d", i), TraceID: "f0000000000000000000000000000001", SpanID: "0000000000000001", ServiceName: "batch", StartTime: time.Date(2023, 6, 1, 0, 0, i, 0, time.UTC), DurationMS: 10, Provider: "openai", RequestModel: "gpt-4o", ResponseModel: "gpt-4o", Status: "ok"}))
 		}
 		b := bulk()
 		for _, batch := range [][]ledger.Call{cur, recent, many, b[:600], b[600:], cur[2:], b[300:900]} {

@@ -21,9 +21,9 @@ import (
 	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
-	"github.com/docketlabs/docket/ledger/backend"
 	"github.com/docketlabs/docket/ledger/ledgerexporter"
 	"github.com/docketlabs/docket/ledger/ledgertest"
+	"github.com/docketlabs/docket/ledger/storageconfig"
 )
 
 // TestCanaryThroughTheLedgerAndTheAuditedReveal sends everyContentKey's
@@ -50,7 +50,7 @@ func TestCanaryThroughTheLedgerAndTheAuditedReveal(t *testing.T) {
 	core, expLogs := observer.New(zapcore.DebugLevel)
 	exp := observed{&harness{reader: sdkmetric.NewManualReader()}, expLogs}
 	cfg := ledgerexporter.NewFactory().CreateDefaultConfig().(*ledgerexporter.Config)
-	cfg.Storage.Embedded = &backend.EmbeddedConfig{Path: eng.Dir()}
+	cfg.Storage.Embedded = &storageconfig.EmbeddedConfig{Path: eng.Dir()}
 	cfg.QueueConfig = configoptional.None[exporterhelper.QueueBatchConfig]() // written before Consume returns
 	set := exportertest.NewNopSettings(ledgerexporter.NewFactory().Type())
 	set.Logger = zap.New(core)

@@ -14,20 +14,15 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor/processortest"
 
+	"github.com/docketlabs/docket/internal/spantest"
 	"github.com/docketlabs/docket/processors/sqlsanitizerprocessor/internal/metadata"
 )
 
 // dbSpan builds a trace with one client span carrying query text; system ""
 // leaves db.system.name out.
 func dbSpan(system, query string) ptrace.Traces {
-	td := ptrace.NewTraces()
-	span := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
-	span.SetName("db query")
-	span.SetKind(ptrace.SpanKindClient)
-	if system != "" {
-		span.Attributes().PutStr("db.system.name", system)
-	}
-	span.Attributes().PutStr("db.query.text", query)
+	td, spans := spantest.Traces(nil)
+	spantest.DB(spans, system, query)
 	return td
 }
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/docketlabs/docket/ledger/backend"
+	"github.com/docketlabs/docket/ledger/storageconfig"
 	"github.com/docketlabs/docket/ledger/usage"
 	"github.com/docketlabs/docket/reconcile"
 )
@@ -14,7 +14,7 @@ import (
 type Config struct {
 	// Storage is the ledger engine; in embedded mode the same directory as
 	// the ledger exporter's, whose engine it shares.
-	Storage backend.Config `mapstructure:"storage"`
+	Storage storageconfig.Config `mapstructure:"storage"`
 	// Interval is how often the reports are pulled and the ledger
 	// reconciled; the first run is at start.
 	Interval time.Duration `mapstructure:"interval"`

@@ -14,7 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/backend"
+	"github.com/docketlabs/docket/ledger/storageconfig"
 	"github.com/docketlabs/docket/ledger/usage"
 	"github.com/docketlabs/docket/reconcile"
 	"github.com/docketlabs/docket/reconcile/reconcileextension/internal/metadata"
@@ -51,7 +51,7 @@ func (e *reconcileExtension) Start(ctx context.Context, _ component.Host) error 
 	if err != nil {
 		return err
 	}
-	store, err := backend.Open(ctx, e.cfg.Storage)
+	store, err := storageconfig.Open(ctx, e.cfg.Storage)
 	if err != nil {
 		tel.Shutdown()
 		return err

@@ -19,7 +19,7 @@ import (
 	"github.com/docketlabs/docket/fakeprovider"
 	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/backend"
+	"github.com/docketlabs/docket/ledger/storageconfig"
 	"github.com/docketlabs/docket/ledger/usage"
 	"github.com/docketlabs/docket/reconcile"
 	"github.com/docketlabs/docket/reconcile/reconcileextension/internal/metadata"
@@ -63,8 +63,8 @@ func TestPullsReconcilesAndExportsMetrics(t *testing.T) {
 	shorttest.Needs(t, shorttest.ChDB)
 	ctx := context.Background()
 	dir := t.TempDir()
-	storage := backend.Config{Embedded: &backend.EmbeddedConfig{Path: filepath.Join(dir, "ledger")}}
-	store, err := backend.Open(ctx, storage)
+	storage := storageconfig.Config{Embedded: &storageconfig.EmbeddedConfig{Path: filepath.Join(dir, "ledger")}}
+	store, err := storageconfig.Open(ctx, storage)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,25 +2,17 @@ package runs
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/collector/config/configoptional"
-
-	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/contentstore/contentstoretest"
 	"github.com/docketlabs/docket/fakeprovider"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/ledgertest"
-	"github.com/docketlabs/docket/ledger/pricing"
 	"github.com/docketlabs/docket/replay"
-	"github.com/docketlabs/docket/replay/providers"
+	"github.com/docketlabs/docket/replay/replaytest"
 )
 
 var store *ledger.Store
@@ -34,16 +26,14 @@ var auditor = access.Principal{User: "ana", Role: access.RoleAuditor, Tenants: [
 // is signalled on arrived.
 func manager(t *testing.T, limits Limits, release <-chan struct{}) (*Manager, <-chan struct{}, replay.CallID) {
 	t.Helper()
-	var id [16]byte
-	_, _ = rand.Read(id[:])
-	call := replay.CallID{TraceID: hex.EncodeToString(id[:]), SpanID: "00f067aa0ba902b7"}
+	call := replay.CallID{TraceID: ledgertest.TraceID(t), SpanID: "00f067aa0ba902b7"}
 	arrived := make(chan struct{}, 100)
 	if release == nil {
 		open := make(chan struct{})
 		close(open)
 		release = open
 	}
-	fake, err := fakeprovider.New(fakeprovider.Config{Responder: func(ctx context.Context, req *fakeprovider.Request) (fakeprovider.Reply, error) {
+	fake := replaytest.NewProvider(t, func(ctx context.Context, req *fakeprovider.Request) (fakeprovider.Reply, error) {
 		arrived <- struct{}{}
 		select {
 		case <-release:
@@ -51,46 +41,20 @@ func manager(t *testing.T, limits Limits, release <-chan struct{}) (*Manager, <-
 			return fakeprovider.Reply{}, ctx.Err()
 		}
 		return fakeprovider.Deterministic(ctx, req)
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(fake)
-	t.Cleanup(srv.Close)
-	cfg := contentstore.NewDefaultConfig()
-	cfg.Directory = configoptional.Some(contentstore.DirConfig{Path: filepath.Join(t.TempDir(), "content")})
-	content, err := contentstore.Open(context.Background(), cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { content.Close() })
-	put := func(kind, role, text string) string {
-		b, _ := json.Marshal([]map[string]any{{"role": role, "parts": []map[string]string{{"type": "text", "content": text}}}})
-		res, err := content.Put(context.Background(), "acme", kind, b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Ref.String()
-	}
-	now := time.Now().UTC()
+	})
+	content := contentstoretest.Dir(t)
 	// Usage is recorded, so a replay's cost can be estimated within a budget.
 	in, out := int64(1000), int64(200)
-	if err := store.InsertCalls(context.Background(), []ledger.Call{{Tenant: "acme", TraceID: call.TraceID, SpanID: call.SpanID, StartTime: now, EndTime: now,
-		Operation: "chat", InputTokens: &in, OutputTokens: &out, Provider: "openai", ResponseModel: "gpt-4o-mini-2024-07-18", InputRef: put("input", "user", "Is it raining?"),
-		OutputRef: put("output", "assistant", "No."), ContentStatus: "stored", FinishReasons: []string{"stop"}, StopSequences: []string{},
-		RequestParams: map[string]string{}, AttributeIssues: []string{}, IngestedAt: now}}); err != nil {
-		t.Fatal(err)
-	}
-	client, err := providers.New(providers.Config{API: providers.ChatCompletions, BaseURL: srv.URL + "/v1", APIKey: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	prices, err := pricing.Default()
-	if err != nil {
+	c := ledgertest.Call("acme", call.TraceID, call.SpanID)
+	c.InputTokens, c.OutputTokens, c.Provider, c.ResponseModel = &in, &out, "openai", "gpt-4o-mini-2024-07-18"
+	c.InputRef = contentstoretest.Put(t, content, "acme", "input", contentstoretest.Messages("user", "Is it raining?"))
+	c.OutputRef = contentstoretest.Put(t, content, "acme", "output", contentstoretest.Messages("assistant", "No."))
+	c.ContentStatus, c.FinishReasons = "stored", []string{"stop"}
+	if err := store.InsertCalls(context.Background(), []ledger.Call{c}); err != nil {
 		t.Fatal(err)
 	}
 	m, err := New(&replay.Runner{Ledger: store, Reader: &access.Reader{Content: content, Ledger: store},
-		Clients: map[string]*providers.Client{"openai": client}, Prices: prices}, limits)
+		Clients: fake.Clients(t), Prices: replaytest.Prices(t)}, limits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +150,13 @@ func TestRunsAreTimeBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	<-arrived
+	// Bounded: on a loaded machine the time limit can pass before the first
+	// request is sent, and an unbounded receive then hangs the package.
+	select {
+	case <-arrived:
+	case <-time.After(time.Minute):
+		t.Fatalf("no replay reached the provider: %+v", wait(t, m, st.ID))
+	}
 	end := wait(t, m, st.ID)
 	if end.State != StateFailed || end.Error == "" || end.EndedAt == nil || end.Result == nil || end.Result.Status != replay.StatusInterrupted {
 		t.Fatalf("after the time limit: %+v", end)

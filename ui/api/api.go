@@ -18,8 +18,8 @@ import (
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
-	"github.com/docketlabs/docket/ledger/backend"
 	"github.com/docketlabs/docket/ledger/lifecycle"
+	"github.com/docketlabs/docket/ledger/storageconfig"
 	"github.com/docketlabs/docket/ledger/views"
 	"github.com/docketlabs/docket/replay/runs"
 	"github.com/docketlabs/docket/ui/auth"
@@ -29,7 +29,7 @@ import (
 type Deps struct {
 	Ledger *ledger.Store
 	// LedgerState tells whether the ledger is open; nil means it is.
-	LedgerState func() backend.State
+	LedgerState func() storageconfig.State
 	// Content is the content store; nil means content cannot be revealed
 	// (answered with 503, recorded as such).
 	Content contentstore.Store

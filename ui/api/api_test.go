@@ -18,10 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/collector/config/configoptional"
-
 	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/contentstore/contentstoretest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/audit"
@@ -63,13 +62,7 @@ func newFixtureOn(t *testing.T, clock func() time.Time, serve func(http.Handler)
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	cfg := contentstore.NewDefaultConfig()
-	cfg.Directory = configoptional.Some(contentstore.DirConfig{Path: filepath.Join(dir, "content")})
-	content, err := contentstore.Open(ctx, cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { content.Close() })
+	content := contentstoretest.Open(t, contentstoretest.DirConfig(filepath.Join(dir, "content")))
 	users, oneTime, err := auth.OpenUsers(filepath.Join(dir, "users.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -180,7 +180,7 @@ func traceTenants(calls []ledger.Call, spans []ledger.EvidenceSpan) []string {
 }
 
 func (a *api) replays(ctx context.Context, traceID string, granted []string) ([]replay.Record, error) {
-	recs, err := (&replay.Runner{Ledger: a.Ledger}).Records(ctx, traceID)
+	recs, err := replay.Records(ctx, a.Ledger, traceID)
 	if err != nil {
 		return nil, err
 	}

@@ -3,20 +3,20 @@ package api
 import (
 	"net/http"
 
-	"github.com/docketlabs/docket/ledger/backend"
+	"github.com/docketlabs/docket/ledger/storageconfig"
 	"github.com/docketlabs/docket/ui/auth"
 )
 
 // statusBody is what the UI's banner shows: which store is unavailable.
 type statusBody struct {
-	Ledger backend.State `json:"ledger"`
+	Ledger storageconfig.State `json:"ledger"`
 	// ContentUnavailable: a content store is configured but could not be
 	// opened yet.
 	ContentUnavailable bool `json:"content_store_unavailable"`
 }
 
 func (a *api) status(*http.Request, auth.Session) (int, any, error) {
-	b := statusBody{Ledger: backend.State{Available: true}}
+	b := statusBody{Ledger: storageconfig.State{Available: true}}
 	if a.LedgerState != nil {
 		b.Ledger = a.LedgerState()
 	}

@@ -7,8 +7,8 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 
-	"github.com/docketlabs/docket/ledger/backend"
 	"github.com/docketlabs/docket/ledger/lifecycle"
+	"github.com/docketlabs/docket/ledger/storageconfig"
 	"github.com/docketlabs/docket/replay"
 	"github.com/docketlabs/docket/ui/auth"
 )
@@ -22,8 +22,8 @@ type Config struct {
 	// Auth is sign-in and sessions.
 	Auth auth.Config `mapstructure:"auth"`
 	// Storage is the ledger engine; in embedded mode it must be the same
-	// directory as the ledger exporter's, which shares the engine.
-	Storage backend.Config `mapstructure:"storage"`
+	// directory as the ledger exporter's, which shares the storage.
+	Storage storageconfig.Config `mapstructure:"storage"`
 	// ContentStore is the ID of the contentstore extension that content
 	// is revealed from; empty disables reveal, holds and deletions.
 	ContentStore *component.ID `mapstructure:"content_store"`

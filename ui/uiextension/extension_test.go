@@ -25,8 +25,8 @@ import (
 
 	"github.com/docketlabs/docket/contentstore/contentstoreextension"
 	"github.com/docketlabs/docket/internal/shorttest"
-	"github.com/docketlabs/docket/ledger/backend"
 	"github.com/docketlabs/docket/ledger/lifecycle"
+	"github.com/docketlabs/docket/ledger/storageconfig"
 	"github.com/docketlabs/docket/ui/auth"
 	"github.com/docketlabs/docket/ui/uiextension/internal/metadata"
 	"github.com/docketlabs/docket/ui/uiextension/internal/metadatatest"
@@ -174,7 +174,7 @@ func TestOneTimePasswordStaysOutOfTheLog(t *testing.T) {
 	cfg := createDefaultConfig().(*Config)
 	cfg.Endpoint, cfg.ExportDirectory = addr, filepath.Join(dir, "exports")
 	cfg.Auth.UsersFile = filepath.Join(dir, "ui-users.json")
-	cfg.Storage.Embedded = &backend.EmbeddedConfig{Path: filepath.Join(dir, "ledger")}
+	cfg.Storage.Embedded = &storageconfig.EmbeddedConfig{Path: filepath.Join(dir, "ledger")}
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}

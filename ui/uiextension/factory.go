@@ -20,12 +20,12 @@ import (
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
-	"github.com/docketlabs/docket/ledger/backend"
 	"github.com/docketlabs/docket/ledger/lifecycle"
 	"github.com/docketlabs/docket/ledger/pricing"
+	"github.com/docketlabs/docket/ledger/storageconfig"
 	"github.com/docketlabs/docket/replay"
-	replaylifecycle "github.com/docketlabs/docket/replay/lifecycle"
 	"github.com/docketlabs/docket/replay/providers"
+	"github.com/docketlabs/docket/replay/retirement"
 	"github.com/docketlabs/docket/replay/runs"
 	"github.com/docketlabs/docket/ui/api"
 	"github.com/docketlabs/docket/ui/apiclient"
@@ -58,7 +58,7 @@ type uiExtension struct {
 	cfg    *Config
 	set    extension.Settings
 	store  *ledger.Store
-	ledger *backend.Reopening
+	ledger *storageconfig.Reopening
 	watch  chan struct{} // closed to stop watching the ledger's state
 	server *api.Server
 	runner *lifecycle.Runner
@@ -162,7 +162,7 @@ func (u *uiExtension) replays(store *ledger.Store, content contentstore.Store) (
 	if err != nil {
 		return nil, fmt.Errorf("docketui: replay: %w", err)
 	}
-	lc, err := replaylifecycle.Default()
+	lc, err := retirement.Default()
 	if err != nil {
 		return nil, fmt.Errorf("docketui: replay: %w", err)
 	}
@@ -170,7 +170,7 @@ func (u *uiExtension) replays(store *ledger.Store, content contentstore.Store) (
 	if err != nil {
 		return nil, fmt.Errorf("docketui: replay: %w", err)
 	}
-	r := &replay.Runner{Ledger: store, Reader: &access.Reader{Content: content, Ledger: store}, Lifecycle: lc, Clients: clients, Prices: prices,
+	r := &replay.Runner{Ledger: store, Reader: &access.Reader{Content: content, Ledger: store}, Retirements: lc, Clients: clients, Prices: prices,
 		SampledTokens: u.cfg.Replay.SampledTokens}
 	c := u.cfg.Replay
 	return runs.New(r, runs.Limits{MaxN: c.MaxN, MaxCostUSD: c.MaxCostUSD, Timeout: c.Timeout, MaxRunning: c.MaxRunning})

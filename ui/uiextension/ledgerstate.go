@@ -8,7 +8,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componentstatus"
 
-	"github.com/docketlabs/docket/ledger/backend"
+	"github.com/docketlabs/docket/ledger/storageconfig"
 )
 
 // ledgerRetry is how often an unavailable ledger is opened again.
@@ -19,14 +19,14 @@ const ledgerRetry = 5 * time.Second
 // reports a recoverable error to the collector's health, and opens the
 // ledger as soon as it can. A collector whose UI cannot reach the ledger
 // still receives calls, which wait in the ledger exporter's queue.
-func (u *uiExtension) openLedger(ctx context.Context, host component.Host, logger *slog.Logger) *backend.Reopening {
-	r := backend.OpenReopening(ctx, u.cfg.Storage, ledgerRetry)
+func (u *uiExtension) openLedger(ctx context.Context, host component.Host, logger *slog.Logger) *storageconfig.Reopening {
+	r := storageconfig.OpenReopening(ctx, u.cfg.Storage, ledgerRetry)
 	st := r.State()
 	if st.Available {
 		return r
 	}
 	logger.Error("ledger unavailable: the UI starts without it and opens it when it can", "err", st.Error)
-	componentstatus.ReportStatus(host, componentstatus.NewRecoverableErrorEvent(backend.ErrUnavailable))
+	componentstatus.ReportStatus(host, componentstatus.NewRecoverableErrorEvent(storageconfig.ErrUnavailable))
 	u.watch = make(chan struct{})
 	go func() {
 		t := time.NewTicker(ledgerRetry)
