@@ -77,7 +77,85 @@ ORDER BY (tenant, trace_id, span_id)
 -- (bench/lookup).
 SETTINGS index_granularity = 256, min_bytes_for_wide_part = 1099511627776, min_rows_for_wide_part = 1073741824;
 
--- The calls already in the ledger.
+-- The calls already in the ledger, a sixteenth of the traces at a time:
+-- merging a million calls at once took over 12 GB. ('-' stands for no
+-- trace: an empty list means every trace.)
 INSERT INTO provider_call_rows
 SELECT *, now64(9) AS version, 0 AS is_deleted
-FROM provider_calls(tenant = '', traces = '', from = '1900-01-01 00:00:00', to = '2261-12-31 23:59:59');
+FROM provider_calls(tenant = '', traces = (SELECT if(empty(groupUniqArray(trace_id)), '-', arrayStringConcat(groupUniqArray(trace_id), '\n'))
+    FROM llm_calls WHERE cityHash64(trace_id) % 16 = 0), from = '1900-01-01 00:00:00', to = '2261-12-31 23:59:59');
+
+INSERT INTO provider_call_rows
+SELECT *, now64(9) AS version, 0 AS is_deleted
+FROM provider_calls(tenant = '', traces = (SELECT if(empty(groupUniqArray(trace_id)), '-', arrayStringConcat(groupUniqArray(trace_id), '\n'))
+    FROM llm_calls WHERE cityHash64(trace_id) % 16 = 1), from = '1900-01-01 00:00:00', to = '2261-12-31 23:59:59');
+
+INSERT INTO provider_call_rows
+SELECT *, now64(9) AS version, 0 AS is_deleted
+FROM provider_calls(tenant = '', traces = (SELECT if(empty(groupUniqArray(trace_id)), '-', arrayStringConcat(groupUniqArray(trace_id), '\n'))
+    FROM llm_calls WHERE cityHash64(trace_id) % 16 = 2), from = '1900-01-01 00:00:00', to = '2261-12-31 23:59:59');
+
+INSERT INTO provider_call_rows
+SELECT *, now64(9) AS version, 0 AS is_deleted
+FROM provider_calls(tenant = '', traces = (SELECT if(empty(groupUniqArray(trace_id)), '-', arrayStringConcat(groupUniqArray(trace_id), '\n'))
+    FROM llm_calls WHERE cityHash64(trace_id) % 16 = 3), from = '1900-01-01 00:00:00', to = '2261-12-31 23:59:59');
+
+INSERT INTO provider_call_rows
+SELECT *, now64(9) AS version, 0 AS is_deleted
+FROM provider_calls(tenant = '', traces = (SELECT if(empty(groupUniqArray(trace_id)), '-', arrayStringConcat(groupUniqArray(trace_id), '\n'))
+    FROM llm_calls WHERE cityHash64(trace_id) % 16 = 4), from = '1900-01-01 00:00:00', to = '2261-12-31 23:59:59');
+
+INSERT INTO provider_call_rows
+SELECT *, now64(9) AS version, 0 AS is_deleted
+FROM provider_calls(tenant = '', traces = (SELECT if(empty(groupUniqArray(trace_id)), '-', arrayStringConcat(groupUniqArray(trace_id), '\n'))
+    FROM llm_calls WHERE cityHash64(trace_id) % 16 = 5), from = '1900-01-01 00:00:00', to = '2261-12-31 23:59:59');
+
+INSERT INTO provider_call_rows
+SELECT *, now64(9) AS version, 0 AS is_deleted
+FROM provider_calls(tenant = '', traces = (SELECT if(empty(groupUniqArray(trace_id)), '-', arrayStringConcat(groupUniqArray(trace_id), '\n'))
+    FROM llm_calls WHERE cityHash64(trace_id) % 16 = 6), from = '1900-01-01 00:00:00', to = '2261-12-31 23:59:59');
+
+INSERT INTO provider_call_rows
+SELECT *, now64(9) AS version, 0 AS is_deleted
+FROM provider_calls(tenant = '', traces = (SELECT if(empty(groupUniqArray(trace_id)), '-', arrayStringConcat(groupUniqArray(trace_id), '\n'))
+    FROM llm_calls WHERE cityHash64(trace_id) % 16 = 7), from = '1900-01-01 00:00:00', to = '2261-12-31 23:59:59');
+
+INSERT INTO provider_call_rows
+SELECT *, now64(9) AS version, 0 AS is_deleted
+FROM provider_calls(tenant = '', traces = (SELECT if(empty(groupUniqArray(trace_id)), '-', arrayStringConcat(groupUniqArray(trace_id), '\n'))
+    FROM llm_calls WHERE cityHash64(trace_id) % 16 = 8), from = '1900-01-01 00:00:00', to = '2261-12-31 23:59:59');
+
+INSERT INTO provider_call_rows
+SELECT *, now64(9) AS version, 0 AS is_deleted
+FROM provider_calls(tenant = '', traces = (SELECT if(empty(groupUniqArray(trace_id)), '-', arrayStringConcat(groupUniqArray(trace_id), '\n'))
+    FROM llm_calls WHERE cityHash64(trace_id) % 16 = 9), from = '1900-01-01 00:00:00', to = '2261-12-31 23:59:59');
+
+INSERT INTO provider_call_rows
+SELECT *, now64(9) AS version, 0 AS is_deleted
+FROM provider_calls(tenant = '', traces = (SELECT if(empty(groupUniqArray(trace_id)), '-', arrayStringConcat(groupUniqArray(trace_id), '\n'))
+    FROM llm_calls WHERE cityHash64(trace_id) % 16 = 10), from = '1900-01-01 00:00:00', to = '2261-12-31 23:59:59');
+
+INSERT INTO provider_call_rows
+SELECT *, now64(9) AS version, 0 AS is_deleted
+FROM provider_calls(tenant = '', traces = (SELECT if(empty(groupUniqArray(trace_id)), '-', arrayStringConcat(groupUniqArray(trace_id), '\n'))
+    FROM llm_calls WHERE cityHash64(trace_id) % 16 = 11), from = '1900-01-01 00:00:00', to = '2261-12-31 23:59:59');
+
+INSERT INTO provider_call_rows
+SELECT *, now64(9) AS version, 0 AS is_deleted
+FROM provider_calls(tenant = '', traces = (SELECT if(empty(groupUniqArray(trace_id)), '-', arrayStringConcat(groupUniqArray(trace_id), '\n'))
+    FROM llm_calls WHERE cityHash64(trace_id) % 16 = 12), from = '1900-01-01 00:00:00', to = '2261-12-31 23:59:59');
+
+INSERT INTO provider_call_rows
+SELECT *, now64(9) AS version, 0 AS is_deleted
+FROM provider_calls(tenant = '', traces = (SELECT if(empty(groupUniqArray(trace_id)), '-', arrayStringConcat(groupUniqArray(trace_id), '\n'))
+    FROM llm_calls WHERE cityHash64(trace_id) % 16 = 13), from = '1900-01-01 00:00:00', to = '2261-12-31 23:59:59');
+
+INSERT INTO provider_call_rows
+SELECT *, now64(9) AS version, 0 AS is_deleted
+FROM provider_calls(tenant = '', traces = (SELECT if(empty(groupUniqArray(trace_id)), '-', arrayStringConcat(groupUniqArray(trace_id), '\n'))
+    FROM llm_calls WHERE cityHash64(trace_id) % 16 = 14), from = '1900-01-01 00:00:00', to = '2261-12-31 23:59:59');
+
+INSERT INTO provider_call_rows
+SELECT *, now64(9) AS version, 0 AS is_deleted
+FROM provider_calls(tenant = '', traces = (SELECT if(empty(groupUniqArray(trace_id)), '-', arrayStringConcat(groupUniqArray(trace_id), '\n'))
+    FROM llm_calls WHERE cityHash64(trace_id) % 16 = 15), from = '1900-01-01 00:00:00', to = '2261-12-31 23:59:59');
