@@ -7,7 +7,9 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/queries"
@@ -137,31 +139,113 @@ func (s *Store) InsertCalls(ctx context.Context, calls []Call) error {
 		return fmt.Errorf("ledger: encode rows: %w", err)
 	}
 	*buf = b
-	return s.insertRows(ctx, "insert_llm_calls", "RowBinary", len(calls), b)
+	if err = s.insertRows(ctx, "insert_llm_calls", "RowBinary", len(calls), b); err != nil {
+		return err
+	}
+	traces := make([]string, len(calls))
+	for i := range calls {
+		traces[i] = calls[i].TraceID
+	}
+	return s.RefreshCalls(ctx, traces)
 }
 
 // InsertCallRows writes n call rows encoded by EncodeCalls, in chunks of
-// whole rows, like InsertCalls.
-func (s *Store) InsertCallRows(ctx context.Context, chunks [][]byte, n int) error {
+// whole rows, like InsertCalls; traces are the rows' trace IDs.
+func (s *Store) InsertCallRows(ctx context.Context, chunks [][]byte, n int, traces []string) error {
 	if n == 0 {
 		return nil
 	}
-	return s.insertRows(ctx, "insert_llm_calls", "RowBinary", n, chunks...)
+	if err := s.insertRows(ctx, "insert_llm_calls", "RowBinary", n, chunks...); err != nil {
+		return err
+	}
+	return s.RefreshCalls(ctx, traces)
+}
+
+// refreshChunk bounds the trace IDs of one rewrite: the list is a literal
+// of the statement.
+const refreshChunk = 2000
+
+// RefreshCalls rewrites the kept provider_calls rows of traces from the
+// stored rows (migration 0012). Every write to the rows that make up calls
+// (call rows, evidence spans' and log records' content references, expiry)
+// is followed by it; until it has run, the calls of those traces read as
+// they were. Running it again is harmless, so a writer that fails here
+// fails its write, and writing again repairs both.
+func (s *Store) RefreshCalls(ctx context.Context, traces []string) error {
+	traces = slices.Compact(slices.Sorted(slices.Values(traces)))
+	for len(traces) > 0 {
+		n := min(len(traces), refreshChunk)
+		q, err := engine.Bind(queries.MustGet("refresh_provider_calls"), map[string]any{
+			"traces": strings.Join(traces[:n], "\n"), "version": time.Now(),
+		})
+		if err != nil {
+			return err
+		}
+		if err = s.eng.Exec(ctx, q); err != nil {
+			return fmt.Errorf("ledger: refresh the calls of %d traces: %w", n, err)
+		}
+		traces = traces[n:]
+	}
+	return nil
 }
 
 // CallKey is a call's row key: (tenant, trace_id, span_id).
 func CallKey(c *Call) string { return c.Tenant + "\x00" + c.TraceID + "\x00" + c.SpanID }
 
+// SplitCallKey returns the parts of a CallKey.
+func SplitCallKey(k string) (tenant, traceID, spanID string) {
+	tenant, rest, _ := strings.Cut(k, "\x00")
+	traceID, spanID, _ = strings.Cut(rest, "\x00")
+	return tenant, traceID, spanID
+}
+
+// RefreshCallsBefore rewrites the kept calls of tenant's traces that an
+// expiry at cutoff may have changed.
+func (s *Store) RefreshCallsBefore(ctx context.Context, tenant string, cutoff time.Time) error {
+	var traces []string
+	err := s.query(ctx, "provider_call_traces_before", map[string]any{"tenant": tenant, "cutoff": cutoff}, func(row []byte) error {
+		var r struct {
+			TraceID string `json:"trace_id"`
+		}
+		if err := json.Unmarshal(row, &r); err != nil {
+			return err
+		}
+		traces = append(traces, r.TraceID)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return s.RefreshCalls(ctx, traces)
+}
+
 // InsertEvidence writes evidence span rows, first write winning like
 // InsertCalls.
 func (s *Store) InsertEvidence(ctx context.Context, spans []EvidenceSpan) error {
-	return insertJSON(ctx, s, "insert_evidence_spans", spans)
+	if err := insertJSON(ctx, s, "insert_evidence_spans", spans); err != nil {
+		return err
+	}
+	// Only their content references make evidence spans part of a call.
+	var traces []string
+	for i := range spans {
+		if len(spans[i].ContentRefs) > 0 {
+			traces = append(traces, spans[i].TraceID)
+		}
+	}
+	return s.RefreshCalls(ctx, traces)
 }
 
 // InsertLogRefs writes the links of log records' content references to
 // their spans. A link written again is the same row.
 func (s *Store) InsertLogRefs(ctx context.Context, links []LogContentRef) error {
-	return insertJSON(ctx, s, "insert_log_content_refs", links)
+	if err := insertJSON(ctx, s, "insert_log_content_refs", links); err != nil {
+		return err
+	}
+	traces := make([]string, len(links))
+	for i := range links {
+		traces[i] = links[i].TraceID
+	}
+	return s.RefreshCalls(ctx, traces)
 }
 
 // insertJSON runs the named INSERT with rows as JSONEachRow.

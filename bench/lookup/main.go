@@ -8,7 +8,7 @@
 //   - (b) views.Search by a provider response ID;
 //   - (c) views.Search by an end-user reference over the last 30 days;
 //   - (d) the evidence API as the complaint page calls it: GET
-//     /api/v1/evidence/{trace_id} over loopback HTTP, signed in, with the
+//     /api/v1/evidence/{trace_id} over loopback HTTP, with an admin's API token, with the
 //     access-log record of the view, the lifecycle state and the replays;
 //   - baseline: SELECT count() … WHERE tenant = … AND trace_id = …, a
 //     primary-key prefix lookup without FINAL.
@@ -313,7 +313,7 @@ func measureLookups(ctx context.Context, store *ledger.Store, client *apiclient.
 			}
 			return notFound(err, len(res), "end user")
 		}},
-		{"(d) GET /api/v1/evidence/{trace_id} over HTTP, signed in", func(i int) error {
+		{"(d) GET /api/v1/evidence/{trace_id} over HTTP, API token", func(i int) error {
 			var ev struct {
 				Calls []json.RawMessage `json:"calls"`
 			}

@@ -245,7 +245,7 @@ func (e *ledgerExporter) push(ctx context.Context, req xexporterhelper.Request) 
 		return err
 	}
 	chunks, n := r.chunks()
-	if err := store.InsertCallRows(ctx, chunks, n); err != nil {
+	if err := store.InsertCallRows(ctx, chunks, n, r.traces()); err != nil {
 		e.health.set(err)
 		e.fail(ctx, err)
 		return err

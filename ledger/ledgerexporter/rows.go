@@ -84,6 +84,19 @@ func (r *rows) chunks() ([][]byte, int) {
 	return chunks, r.calls()
 }
 
+// traces lists the trace ID of each call row, for the store to rewrite
+// those traces' calls.
+func (r *rows) traces() []string {
+	var out []string
+	for _, s := range r.segs {
+		for _, k := range s.keys {
+			_, trace, _ := ledger.SplitCallKey(k)
+			out = append(out, trace)
+		}
+	}
+	return out
+}
+
 // MergeSplit appends other's rows to r and cuts the result into requests
 // of at most maxSize items (or bytes), the last one the smallest.
 func (r *rows) MergeSplit(_ context.Context, maxSize int, szt exporterhelper.RequestSizerType, other xexporterhelper.Request) ([]xexporterhelper.Request, error) {

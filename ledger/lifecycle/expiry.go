@@ -294,7 +294,9 @@ func (m *Manager) expireLedger(ctx context.Context, run *ExpiryRun, tenant strin
 		}
 	}
 	for _, t := range tenants {
-		params := map[string]any{"tenant": t, "cutoff": m.policy.For(t).LedgerCutoff(run.AsOf)}
+		cutoff := m.policy.For(t).LedgerCutoff(run.AsOf)
+		params := map[string]any{"tenant": t, "cutoff": cutoff}
+		removed := false
 		for _, table := range []struct {
 			count, remove string
 			expired, held *uint64
@@ -316,6 +318,12 @@ func (m *Manager) expireLedger(ctx context.Context, run *ExpiryRun, tenant strin
 				if err := m.exec(ctx, table.remove, params); err != nil {
 					return err
 				}
+				removed = true
+			}
+		}
+		if removed {
+			if err := m.ledger.RefreshCallsBefore(ctx, t, cutoff); err != nil {
+				return fmt.Errorf("lifecycle: expiry of %s: %w", t, err)
 			}
 		}
 		report(PhaseLedger, t)

@@ -42,7 +42,7 @@ const (
 	MaxLimit           = 1000
 )
 
-// lookup narrows views_calls.sql to one identifier (at most one field set).
+// lookup narrows views_search.sql to one identifier (at most one field set).
 type lookup struct {
 	traceID, responseID, endUserRef string
 }
@@ -64,7 +64,7 @@ func ListCalls(ctx context.Context, store *ledger.Store, f Filter, limit int, be
 		after = &c
 	}
 	// One row more than the page tells whether another page follows.
-	calls, err = listCalls(ctx, store, f, lookup{}, after, limit+1)
+	calls, err = listCalls(ctx, store, f, after, limit+1)
 	if err != nil || len(calls) <= limit {
 		return calls, "", err
 	}
@@ -83,9 +83,8 @@ func pageSize(limit, def int) (int, error) {
 	return min(limit, MaxLimit), nil
 }
 
-func listCalls(ctx context.Context, store *ledger.Store, f Filter, l lookup, after *cursor, limit int) ([]CallSummary, error) {
+func listCalls(ctx context.Context, store *ledger.Store, f Filter, after *cursor, limit int) ([]CallSummary, error) {
 	params := map[string]any{
-		"trace_id": l.traceID, "response_id": l.responseID, "end_user_ref": l.endUserRef,
 		"paged": uint32(0), "before_time": minTime, "before_tenant": "", "before_trace_id": "", "before_span_id": "",
 		"limit": uint32(limit),
 	}
@@ -96,6 +95,16 @@ func listCalls(ctx context.Context, store *ledger.Store, f Filter, l lookup, aft
 	}
 	calls := []CallSummary{}
 	err := query(ctx, store, "views_calls", f, params, storage.DecodeRows(&calls))
+	return calls, err
+}
+
+// searchCalls is the first page of the calls l finds among those f selects.
+func searchCalls(ctx context.Context, store *ledger.Store, f Filter, l lookup, limit int) ([]CallSummary, error) {
+	params := map[string]any{
+		"trace_id": l.traceID, "response_id": l.responseID, "end_user_ref": l.endUserRef, "limit": uint32(limit),
+	}
+	calls := []CallSummary{}
+	err := query(ctx, store, "views_search", f, params, engine.DecodeRows(&calls))
 	return calls, err
 }
 
@@ -155,7 +164,7 @@ func Search(ctx context.Context, store *ledger.Store, q string, from, to time.Ti
 		step{KindResponseID, Filter{Tenants: tenants}, lookup{responseID: q}},
 		step{KindEndUser, Filter{Tenants: tenants, From: from, To: to}, lookup{endUserRef: q}})
 	for _, s := range steps {
-		if results, err = listCalls(ctx, store, s.f, s.l, nil, limit); err != nil || len(results) > 0 {
+		if results, err = searchCalls(ctx, store, s.f, s.l, limit); err != nil || len(results) > 0 {
 			return s.kind, results, err
 		}
 	}

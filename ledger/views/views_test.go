@@ -806,9 +806,8 @@ func TestPreciseLookupIndexes(t *testing.T) {
 			t.Fatalf("statement %d again: %v", i+1, err)
 		}
 	}
-	sql, err := bind("views_calls", Filter{Tenants: every}, map[string]any{
-		"trace_id": "", "response_id": "chatcmpl-a1", "end_user_ref": "", "paged": uint32(0), "before_time": minTime,
-		"before_tenant": "", "before_trace_id": "", "before_span_id": "", "limit": uint32(1),
+	sql, err := bind("views_search", Filter{Tenants: every}, map[string]any{
+		"trace_id": "", "response_id": "chatcmpl-a1", "end_user_ref": "", "limit": uint32(1),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -822,10 +821,10 @@ func TestPreciseLookupIndexes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The search resolves the response ID to its traces first (a scalar
+	// The search resolves the response ID to its traces first (a
 	// subquery over llm_calls, run while planning, so its own use of
-	// idx_response_precise is not in this plan), then reads and merges
-	// only those traces' calls through the primary key.
+	// idx_response_precise is not in this plan), then reads only those
+	// traces' kept calls through the primary key.
 	if !strings.Contains(plan.String(), "trace_id in 1-element set") {
 		t.Errorf("the response ID search does not narrow the calls to the trace:\n%s", plan.String())
 	}
