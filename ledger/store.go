@@ -175,7 +175,7 @@ func (s *Store) RefreshCalls(ctx context.Context, traces []string) error {
 	traces = slices.Compact(slices.Sorted(slices.Values(traces)))
 	for len(traces) > 0 {
 		n := min(len(traces), refreshChunk)
-		q, err := engine.Bind(queries.MustGet("refresh_provider_calls"), map[string]any{
+		q, err := storage.Bind(queries.MustGet("refresh_provider_calls"), map[string]any{
 			"traces": strings.Join(traces[:n], "\n"), "version": time.Now(),
 		})
 		if err != nil {

@@ -104,7 +104,7 @@ func searchCalls(ctx context.Context, store *ledger.Store, f Filter, l lookup, l
 		"trace_id": l.traceID, "response_id": l.responseID, "end_user_ref": l.endUserRef, "limit": uint32(limit),
 	}
 	calls := []CallSummary{}
-	err := query(ctx, store, "views_search", f, params, engine.DecodeRows(&calls))
+	err := query(ctx, store, "views_search", f, params, storage.DecodeRows(&calls))
 	return calls, err
 }
 
