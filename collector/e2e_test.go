@@ -150,6 +150,19 @@ func (p *collectorProc) waitCalls(want uint64, timeout time.Duration, conflicts 
 	p.t.Logf("ledger: %d calls, %d distinct, %d physical rows (redelivered rows collapse on merge), %d conflicts", c.Calls, c.DistinctCalls, c.StoredRows, c.Conflicts)
 }
 
+// waitIdle waits until the ledger holds want calls and the write that
+// stored the last of them has had a second to finish its follow-up work.
+func (p *collectorProc) waitIdle(want uint64, timeout time.Duration) {
+	p.t.Helper()
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if c, err := p.stats(); err == nil && c.Calls >= want {
+			time.Sleep(time.Second)
+			return
+		}
+	}
+	p.t.Fatalf("the ledger did not reach %d calls in %s", want, timeout)
+}
+
 func sum(ns []uint64) uint64 {
 	var s uint64
 	for _, n := range ns {

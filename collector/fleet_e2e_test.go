@@ -38,6 +38,11 @@ import (
 // system roots), the content store on a real S3 server and an OTLP/gRPC
 // trace backend in the test.
 
+// fleetDecisionWait is the gateways' tail-sampling wait: short, so the
+// tests settle fast. The gateway-kill test takes the shipped default
+// (fleet.decisionWait): there the spans the agents held for the dead
+// gateway reach the survivor only after the re-route, and a trace decided
+// before its last span arrives reaches the backend in part.
 const fleetDecisionWait = "2s"
 
 // fleetProc is one collector of the fleet. With supervise set, it is
@@ -192,10 +197,11 @@ type fleet struct {
 	s3                           *s3test.Server
 	backend                      *traceBackend
 	gateways, agents             []*fleetProc
+	decisionWait                 string
 }
 
 func newFleet(t *testing.T) *fleet {
-	f := &fleet{t: t, bin: docketBinary(t), dir: t.TempDir(), ca: newTestCA(t)}
+	f := &fleet{t: t, bin: docketBinary(t), dir: t.TempDir(), ca: newTestCA(t), decisionWait: fleetDecisionWait}
 	f.caFile = filepath.Join(f.ca.dir, "ca.crt")
 	key, cert := f.ca.issue(&x509.Certificate{Subject: pkix.Name{CommonName: "fleet"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}})
@@ -260,7 +266,7 @@ func (f *fleet) addGateway(config string) *fleetProc {
 		"DOCKET_GATEWAY_CERT="+f.serverCert, "DOCKET_GATEWAY_KEY="+f.serverCert+".key",
 		"DOCKET_AGENT_CA="+f.caFile,
 		"DOCKET_TRACES_BACKEND="+f.backend.addr,
-		"DOCKET_DECISION_WAIT="+fleetDecisionWait,
+		"DOCKET_DECISION_WAIT="+f.decisionWait,
 	)
 	f.gateways = append(f.gateways, p)
 	return p
@@ -520,7 +526,7 @@ func (f *fleet) waitAgentsDrained(timeout time.Duration) {
 // waitBackendSettled waits until the backend received nothing new for a
 // few decision waits.
 func (f *fleet) waitBackendSettled() {
-	wait, _ := time.ParseDuration(fleetDecisionWait)
+	wait, _ := time.ParseDuration(f.decisionWait)
 	last, since := -1, time.Now()
 	for time.Since(since) < 3*wait {
 		if n := f.backend.spanCount(); n != last {
@@ -540,6 +546,7 @@ func TestFleetLosesNothingWhenAGatewayDies(t *testing.T) {
 		t.Skip("builds and runs the collector")
 	}
 	f := newFleet(t)
+	f.decisionWait = "10s"
 	gwA, gwB := f.addGateway("../deploy/gateway.yaml"), f.addGateway("../deploy/gateway.yaml")
 	for range 2 {
 		f.addAgent(gwA, gwB)

@@ -78,6 +78,9 @@ func TestLedgerKeepsEveryCallAcrossKillsAtEachInsertStep(t *testing.T) {
 				target = s
 			}
 		}
+		// Aim from idle: the batch redelivered after the last restart is
+		// written, and its trace refresh done, before this one is sent.
+		p.waitIdle(uint64(sent), 2*time.Minute)
 		b0, v0, tmp0 := maxBlock(t, calls), maxBlock(t, versions), tmpInserts(t, calls)
 		w := watchInsert(t, calls, versions, target)
 		pid := p.cmd.Process.Pid

@@ -2,6 +2,7 @@ package storageconfig_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -62,18 +63,28 @@ func checkMigration(t *testing.T, eng storage.Engine, m7 queries.Migration, cras
 	forged.ServiceName = "intruder"
 	span := ledger.EvidenceSpan{Tenant: "acme", TraceID: orig[0].TraceID, SpanID: "00000000000000b1", Category: "db",
 		StartTime: at, EndTime: at, Documents: []ledger.Document{}, ContentRefs: []string{"r"}, AttributeIssues: []string{}, IngestedAt: at}
+	// Written as a 0006 ledger was: the rows alone, since the calls kept
+	// per trace (0012) do not exist yet.
 	for _, batch := range [][]ledger.Call{orig, {forged}} {
-		if err := store.InsertCalls(ctx, batch); err != nil {
+		rows, err := ledger.EncodeCalls(nil, batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err = eng.Insert(ctx, queries.MustGet("insert_llm_calls"), "RowBinary", rows); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := store.InsertEvidence(ctx, []ledger.EvidenceSpan{span}); err != nil {
+	row, err := json.Marshal(span)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err = eng.Insert(ctx, queries.MustGet("insert_evidence_spans"), "JSONEachRow", row); err != nil {
 		t.Fatal(err)
 	}
 	// Read the table itself: the readers' view of calls (0008) does not
 	// exist yet.
 	var before []string
-	err := eng.QueryJSON(ctx, "SELECT response_model FROM llm_calls FINAL WHERE trace_id = '"+orig[0].TraceID+"' ORDER BY span_id", func(b []byte) error {
+	err = eng.QueryJSON(ctx, "SELECT response_model FROM llm_calls FINAL WHERE trace_id = '"+orig[0].TraceID+"' ORDER BY span_id", func(b []byte) error {
 		before = append(before, string(b))
 		return nil
 	})
