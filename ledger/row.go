@@ -1,5 +1,8 @@
-// Package ledger turns LLM call spans into ledger rows and stores them in a
-// ClickHouse engine through the SQL of the queries package.
+// Package ledger is the ledger's row model: the rows (calls, evidence
+// spans, log content references), their status values and the columns
+// derived from the others. Extraction from spans (ledger/extract), the
+// RowBinary encoding (ledger/rowbinary) and the store (ledger/ledgerstore)
+// build on it.
 package ledger
 
 import (
@@ -74,6 +77,11 @@ type Call struct {
 	// such a call unpriced.
 	usageUncertain conventions.CostStatus
 }
+
+// MarkUsageUncertain records that the call's usage has a part whose
+// family's semantics are unknown (status is the cost status that says
+// which); Derive then keeps the call unpriced.
+func (c *Call) MarkUsageUncertain(status conventions.CostStatus) { c.usageUncertain = status }
 
 // Refs are the call's content references that are set, in column order
 // (input, output, system instructions, tool definitions), then those of the

@@ -15,6 +15,7 @@ import (
 
 	"github.com/docketlabs/docket/internal/proctest"
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/extract"
 	"github.com/docketlabs/docket/ledger/ledgertest"
 )
 
@@ -59,7 +60,7 @@ func TestReplaysAreTracedOverOTLP(t *testing.T) {
 	if err != nil || len(written) != 3 {
 		t.Fatalf("the run wrote %d rows under its trace %s: %v", len(written), rep.RunID, err)
 	}
-	x := &ledger.Extractor{DefaultTenant: "default"}
+	x := &extract.Extractor{DefaultTenant: "default"}
 	var traced []ledger.Call
 	var runSpans int
 	deadline := time.Now().Add(10 * time.Second)
@@ -70,7 +71,7 @@ func TestReplaysAreTracedOverOTLP(t *testing.T) {
 				for _, ss := range rs.ScopeSpans().All() {
 					for _, span := range ss.Spans().All() {
 						call, _, kind := x.Extract(rs.Resource(), ss.Scope().Name(), span, time.Now())
-						if kind != ledger.KindCall {
+						if kind != extract.KindCall {
 							runSpans++
 							continue
 						}

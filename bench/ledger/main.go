@@ -34,6 +34,7 @@ import (
 
 	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/extract"
 	"github.com/docketlabs/docket/ledger/pricing"
 	"github.com/docketlabs/docket/ledger/storage/chdb"
 	"github.com/docketlabs/docket/queries"
@@ -153,7 +154,7 @@ func rawInsertRate(batches []ptrace.Traces) (rate, cpuPer1000 float64, err error
 	if err != nil {
 		return 0, 0, err
 	}
-	x := &ledger.Extractor{DefaultTenant: conventions.DefaultTenant, Prices: prices}
+	x := &extract.Extractor{DefaultTenant: conventions.DefaultTenant, Prices: prices}
 	// The statement and rows the exporter writes, encoded beforehand; up to
 	// insertBatch rows per insert as the queue batches.
 	insertSQL := queries.MustGet("insert_llm_calls")

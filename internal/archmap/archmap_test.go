@@ -80,6 +80,12 @@ var rules = []rule{
 		tests: true,
 	},
 	{
+		why:  "spans become rows in one place: only the ledger exporter and `bench/` import `ledger/extract` (tests may, to build rows)",
+		from: []string{""},
+		skip: []string{"ledger/extract", "ledger/ledgerexporter", "bench"},
+		deny: []string{"ledger/extract"},
+	},
+	{
 		why:   "`bench/` and `examples/` are leaves: nothing else imports them",
 		from:  []string{""},
 		skip:  []string{"bench", "examples"},

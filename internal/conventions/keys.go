@@ -6,7 +6,7 @@
 // the lifecycle and the UI all read it; no other package spells a key.
 //
 // Adding a family or a key is one entry in the tables below (families.go,
-// columns.go, content.go) and a fixture in ledger/testdata/families.
+// columns.go, content.go) and a fixture in ledger/extract/testdata/families.
 package conventions
 
 // Keys of the OpenTelemetry GenAI conventions that Docket writes as well as

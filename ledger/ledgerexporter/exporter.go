@@ -21,6 +21,7 @@ import (
 	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/extract"
 	"github.com/docketlabs/docket/ledger/ledgerexporter/internal/metadata"
 	"github.com/docketlabs/docket/ledger/pricing"
 	"github.com/docketlabs/docket/ledger/storageconfig"
@@ -36,7 +37,7 @@ type ledgerExporter struct {
 
 	storeMu   sync.Mutex
 	store     *ledger.Store
-	extractor *ledger.Extractor
+	extractor *extract.Extractor
 
 	linker *requestLinker
 	outage *outageLog
@@ -72,7 +73,7 @@ func (e *ledgerExporter) start(ctx context.Context, host component.Host) error {
 	if err != nil {
 		return err
 	}
-	e.extractor = &ledger.Extractor{DefaultTenant: e.cfg.DefaultTenant, Prices: prices,
+	e.extractor = &extract.Extractor{DefaultTenant: e.cfg.DefaultTenant, Prices: prices,
 		MaxClockSkew: e.cfg.Validation.MaxClockSkew, MaxAge: e.cfg.Validation.MaxAge}
 	// Without a queue a call is acknowledged only once written: nothing to lose.
 	if e.cfg.QueueConfig.HasValue() && e.cfg.QueueConfig.Get().StorageID == nil {
@@ -164,19 +165,19 @@ func (e *ledgerExporter) convert(ctx context.Context, td ptrace.Traces) (xexport
 			spans := ss.Spans()
 			for k := 0; k < spans.Len(); k++ {
 				var ev ledger.EvidenceSpan
-				var kind ledger.Kind
+				var kind extract.Kind
 				call, ev, kind = e.extractor.Extract(rs.Resource(), ss.Scope().Name(), spans.At(k), now)
 				switch {
-				case kind == ledger.KindEvidence && conventions.IsRequestCategory(ev.Category) && len(ev.ContentRefs) == 0:
+				case kind == extract.KindEvidence && conventions.IsRequestCategory(ev.Category) && len(ev.ContentRefs) == 0:
 					// Kept only if its trace holds a call; one carrying
 					// content references is kept like any such span, so
 					// deletion and holds reach that content.
 					requests = append(requests, ev)
-				case kind == ledger.KindEvidence || len(ev.ContentRefs) > 0:
+				case kind == extract.KindEvidence || len(ev.ContentRefs) > 0:
 					r.evidence = append(r.evidence, ev)
 					e.countRekeyed(ctx, ev.AttributeIssues)
 				}
-				if kind != ledger.KindCall {
+				if kind != extract.KindCall {
 					continue
 				}
 				callTraces = append(callTraces, traceKey{call.Tenant, call.TraceID})

@@ -16,6 +16,7 @@ import (
 
 	"github.com/docketlabs/docket/internal/spantest"
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/extract"
 	"github.com/docketlabs/docket/ledger/ledgerexporter/internal/metadata"
 )
 
@@ -182,7 +183,7 @@ func TestQueuedSpansOfEarlierVersionsBecomeRows(t *testing.T) {
 	span := spantest.Chat(spans, "", "gpt-4o-mini")
 	span.SetTraceID(pcommon.TraceID{1})
 	span.SetSpanID(pcommon.SpanID{2})
-	x := &ledgerExporter{logger: zap.NewNop(), extractor: &ledger.Extractor{DefaultTenant: "default"}, linker: newRequestLinker(defaultRequestSpans)}
+	x := &ledgerExporter{logger: zap.NewNop(), extractor: &extract.Extractor{DefaultTenant: "default"}, linker: newRequestLinker(defaultRequestSpans)}
 	var err error
 	if x.tel, err = metadata.NewTelemetryBuilder(componenttest.NewNopTelemetrySettings()); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/extract"
 )
 
 // TestUnknownAttributesOfACallFollowTheCall: the unknown attributes the
@@ -40,9 +41,9 @@ func TestUnknownAttributesOfACallFollowTheCall(t *testing.T) {
 	a.PutStr(conventions.EndUser, "user-w")
 	a.PutStr(conventions.InputRef, input)
 	a.PutStr(conventions.UnknownRef, unknown)
-	x := &ledger.Extractor{DefaultTenant: conventions.DefaultTenant}
+	x := &extract.Extractor{DefaultTenant: conventions.DefaultTenant}
 	call, ev, kind := x.Extract(rs.Resource(), "", span, time.Now())
-	if kind != ledger.KindCall || len(ev.ContentRefs) != 1 {
+	if kind != extract.KindCall || len(ev.ContentRefs) != 1 {
 		t.Fatalf("kind %v, evidence refs %v", kind, ev.ContentRefs)
 	}
 	if err := ledgerStore.InsertCalls(ctx, []ledger.Call{call}); err != nil {

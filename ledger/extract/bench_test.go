@@ -1,8 +1,10 @@
-package ledger
+package extract
 
 import (
 	"testing"
 	"time"
+
+	"github.com/docketlabs/docket/ledger"
 )
 
 // BenchmarkCallRow is the per-span Go cost of the ledger: extraction with
@@ -23,12 +25,12 @@ func BenchmarkCallRow(b *testing.B) {
 			_ = x.Call(res, span, now)
 		}
 	})
-	calls := []Call{x.Call(res, span, now)}
+	calls := []ledger.Call{x.Call(res, span, now)}
 	var buf []byte
 	b.Run("encode", func(b *testing.B) {
 		for b.Loop() {
 			var err error
-			if buf, err = EncodeCalls(buf[:0], calls); err != nil {
+			if buf, err = ledger.EncodeCalls(buf[:0], calls); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,9 +1,9 @@
-package ledger
+package extract
 
 import (
 	"context"
 	"fmt"
-	"os"
+	"math/big"
 	"reflect"
 	"slices"
 	"testing"
@@ -11,48 +11,19 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/docketlabs/docket/internal/shorttest"
-	"github.com/docketlabs/docket/ledger/storage/chdb"
+	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgertest"
 )
 
 // One embedded engine per test process: chDB allows one data directory.
-var testStore *Store
+var testStore *ledger.Store
 
-func TestMain(m *testing.M) {
-	if shorttest.SkipPackage(shorttest.ChDB) {
-		os.Exit(0)
-	}
-	dir, err := os.MkdirTemp("", "ledger-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	eng, err := chdb.Open(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	testStore = NewStore(eng)
-	if err := testStore.Migrate(context.Background()); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	eng.Close()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-func TestMigrateIsIdempotent(t *testing.T) {
-	if err := testStore.Migrate(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-}
+func TestMain(m *testing.M) { ledgertest.Main(m, &testStore) }
 
 func TestInsertIsIdempotentAndRoundTrips(t *testing.T) {
 	ctx := context.Background()
 	x := testExtractor(t)
-	var calls []Call
+	var calls []ledger.Call
 	for i := 0; i < 50; i++ {
 		attrs := map[string]any{"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai",
 			"gen_ai.request.model": "gpt-4o", "gen_ai.response.model": "gpt-4o-2024-08-06", "gen_ai.response.id": fmt.Sprintf("resp-%d", i)}
@@ -68,8 +39,8 @@ func TestInsertIsIdempotentAndRoundTrips(t *testing.T) {
 	// The same batch twice, then an overlapping batch in another order,
 	// then a batch holding a call twice: an at-least-once queue can deliver
 	// any of these.
-	for _, batch := range [][]Call{calls, calls, append(append([]Call{}, calls[40:]...), calls[:20]...),
-		append(append([]Call{}, calls[:10]...), calls[:10]...)} {
+	for _, batch := range [][]ledger.Call{calls, calls, append(append([]ledger.Call{}, calls[40:]...), calls[:20]...),
+		append(append([]ledger.Call{}, calls[:10]...), calls[:10]...)} {
 		if err := testStore.InsertCalls(ctx, batch); err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +58,7 @@ func TestInsertIsIdempotentAndRoundTrips(t *testing.T) {
 	if n != 50 {
 		t.Fatalf("got %d rows for 50 calls inserted 3 to 5 times", n)
 	}
-	byID := map[string]Call{}
+	byID := map[string]ledger.Call{}
 	for _, c := range got {
 		byID[c.SpanID] = c
 	}
@@ -112,7 +83,7 @@ func TestEvidenceRoundTrip(t *testing.T) {
 		t.Fatal("not evidence")
 	}
 	for i := 0; i < 2; i++ {
-		if err := testStore.InsertEvidence(ctx, []EvidenceSpan{e}); err != nil {
+		if err := testStore.InsertEvidence(ctx, []ledger.EvidenceSpan{e}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -147,7 +118,7 @@ func TestEveryColumnRoundTrips(t *testing.T) {
 	span.SetTraceID(pcommon.TraceID{0xab, 0xcd})
 	span.Status().SetCode(2)
 	want := testExtractor(t).Call(res, span, time.Now().UTC().Truncate(time.Millisecond))
-	if err := testStore.InsertCalls(ctx, []Call{want}); err != nil {
+	if err := testStore.InsertCalls(ctx, []ledger.Call{want}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := testStore.CallsByTrace(ctx, want.TraceID)
@@ -155,9 +126,14 @@ func TestEveryColumnRoundTrips(t *testing.T) {
 		t.Fatalf("read back: %v, %d rows", err, len(got))
 	}
 	g := got[0]
-	wantCost, _ := decimal12(want.CostUSD)
-	gotCost, _ := decimal12(g.CostUSD)
-	if (wantCost == nil) != (gotCost == nil) || wantCost != nil && *wantCost != *gotCost {
+	// The column is a decimal: 0.0123 may read back as 0.012300000000.
+	sameCost := want.CostUSD == nil && g.CostUSD == nil
+	if want.CostUSD != nil && g.CostUSD != nil {
+		w, okW := new(big.Rat).SetString(*want.CostUSD)
+		r, okR := new(big.Rat).SetString(*g.CostUSD)
+		sameCost = okW && okR && w.Cmp(r) == 0
+	}
+	if !sameCost {
 		t.Fatalf("cost %v, want %v", g.CostUSD, want.CostUSD)
 	}
 	g.CostUSD, want.CostUSD = nil, nil

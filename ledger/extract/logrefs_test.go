@@ -1,4 +1,4 @@
-package ledger
+package extract
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/docketlabs/docket/ledger"
 )
 
 // testRef is a well-formed content reference of tenant.
@@ -47,7 +49,7 @@ func TestLogRecordRefsBelongToTheirCall(t *testing.T) {
 		testLog(res, span.TraceID(), span.SpanID(), map[string]any{"docket.content.body_ref": out, "not_a_ref": "docket-content://x"}),
 		testLog(res, span.TraceID(), pcommon.SpanID{7, 7, 7, 7, 7, 7, 7, 7}, map[string]any{"docket.content.body_ref": other}),
 	}
-	var links []LogContentRef
+	var links []ledger.LogContentRef
 	for _, lr := range records {
 		rows, ok := x.LogRefs(res, lr, now)
 		if !ok || len(rows) != 1 {
@@ -72,10 +74,10 @@ func TestLogRecordRefsBelongToTheirCall(t *testing.T) {
 	if kind != KindCall {
 		t.Fatal("not a call")
 	}
-	if err := testStore.InsertCalls(ctx, []Call{c}); err != nil {
+	if err := testStore.InsertCalls(ctx, []ledger.Call{c}); err != nil {
 		t.Fatal(err)
 	}
-	if err := testStore.InsertEvidence(ctx, []EvidenceSpan{ev}); err != nil {
+	if err := testStore.InsertEvidence(ctx, []ledger.EvidenceSpan{ev}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := testStore.CallsByTrace(ctx, span.TraceID().String())

@@ -1,4 +1,4 @@
-package ledger
+package extract
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/docketlabs/docket/ledger"
 )
 
 // The calls of a trace are read from the rows kept for it (migration
@@ -38,7 +40,7 @@ func TestKeptCallsFollowTheirTrace(t *testing.T) {
 		if kind != KindCall {
 			t.Fatalf("the %s span is not a call", span.name)
 		}
-		if err := testStore.InsertCalls(ctx, []Call{c}); err != nil {
+		if err := testStore.InsertCalls(ctx, []ledger.Call{c}); err != nil {
 			t.Fatal(err)
 		}
 		got, err := testStore.CallsByTrace(ctx, trace.String())

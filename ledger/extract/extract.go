@@ -1,4 +1,8 @@
-package ledger
+// Package extract builds ledger rows from collector data: a call row per LLM
+// call span, an evidence row per span kept as evidence, and the links of log
+// records' content references. The ledger exporter is its one user outside
+// tests and the bench.
+package extract
 
 import (
 	"crypto/sha256"
@@ -18,6 +22,7 @@ import (
 
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/internal/conventions"
+	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/pricing"
 )
 
@@ -61,7 +66,7 @@ const (
 // attributes, prompt templates, event payloads) comes with an evidence row
 // of category content holding them, so the audited read path, deletion and
 // legal holds reach them; otherwise the evidence row is empty.
-func (x *Extractor) Extract(res pcommon.Resource, scope string, span ptrace.Span, ingestedAt time.Time) (Call, EvidenceSpan, Kind) {
+func (x *Extractor) Extract(res pcommon.Resource, scope string, span ptrace.Span, ingestedAt time.Time) (ledger.Call, ledger.EvidenceSpan, Kind) {
 	var r conventions.Reading
 	r.Reset(scope, span.Attributes())
 	role, op := r.Classify(span.Name())
@@ -70,14 +75,14 @@ func (x *Extractor) Extract(res pcommon.Resource, scope string, span ptrace.Span
 		return c, x.callContent(res, &c, span, ingestedAt), KindCall
 	}
 	if e, ok := x.evidence(res, &r, role, span, ingestedAt); ok {
-		return Call{}, e, KindEvidence
+		return ledger.Call{}, e, KindEvidence
 	}
-	return Call{}, EvidenceSpan{}, KindNone
+	return ledger.Call{}, ledger.EvidenceSpan{}, KindNone
 }
 
 // Call builds the ledger row of a span known to be a call, of no
 // particular instrumentation scope.
-func (x *Extractor) Call(res pcommon.Resource, span ptrace.Span, ingestedAt time.Time) Call {
+func (x *Extractor) Call(res pcommon.Resource, span ptrace.Span, ingestedAt time.Time) ledger.Call {
 	var r conventions.Reading
 	r.Reset("", span.Attributes())
 	_, op := r.Classify(span.Name())
@@ -330,11 +335,11 @@ func has(attrs pcommon.Map, key string) bool {
 func statusOf(s ptrace.Status) string {
 	switch s.Code() {
 	case ptrace.StatusCodeOk:
-		return StatusOK
+		return ledger.StatusOK
 	case ptrace.StatusCodeError:
-		return StatusError
+		return ledger.StatusError
 	}
-	return StatusUnset
+	return ledger.StatusUnset
 }
 
 // spanBase is what every stored span shares.
@@ -373,11 +378,11 @@ func (x *Extractor) base(res pcommon.Resource, span ptrace.Span, ingestedAt time
 
 // call builds the ledger row of an LLM call span; op is the operation its
 // family implies where gen_ai.operation.name is absent.
-func (x *Extractor) call(res pcommon.Resource, r *conventions.Reading, op string, span ptrace.Span, ingestedAt time.Time) Call {
+func (x *Extractor) call(res pcommon.Resource, r *conventions.Reading, op string, span ptrace.Span, ingestedAt time.Time) ledger.Call {
 	attrs := span.Attributes()
 	var is issues
 	b := x.base(res, span, ingestedAt, &is)
-	c := Call{
+	c := ledger.Call{
 		Tenant: b.tenant, TraceID: b.traceID, SpanID: b.spanID, ParentSpanID: b.parentSpanID,
 		ServiceName: b.service, SpanName: b.name, StartTime: b.start, EndTime: b.end,
 		DurationMS:    durationMS(b.start, b.end),
@@ -431,7 +436,7 @@ func (x *Extractor) call(res pcommon.Resource, r *conventions.Reading, op string
 // the family's semantics; where those are unknown for a part the call
 // reports, or a provider's automatic cache may have served cache reads the
 // span does not count, the cost is left uncertain rather than guessed.
-func (x *Extractor) usage(r *conventions.Reading, c *Call, is *issues) {
+func (x *Extractor) usage(r *conventions.Reading, c *ledger.Call, is *issues) {
 	c.InputTokens = is.tokens(r, conventions.ColInputTokens, "input_tokens")
 	c.OutputTokens = is.tokens(r, conventions.ColOutputTokens, "output_tokens")
 	c.CacheReadTokens = is.tokens(r, conventions.ColCacheReadTokens, "cache_read_tokens")
@@ -450,23 +455,23 @@ func (x *Extractor) usage(r *conventions.Reading, c *Call, is *issues) {
 		case conventions.Excluded:
 			add(c.InputTokens, c.CacheReadTokens, c.CacheWriteTokens)
 		case conventions.Unknown:
-			c.usageUncertain = conventions.CostUncertainCache
+			c.MarkUsageUncertain(conventions.CostUncertainCache)
 			is.add("uncertain_semantics", "input_tokens")
 		}
 	}
 	if key, ok := r.UnpricedWrites(); ok {
-		c.usageUncertain = conventions.CostUnpricedCacheWrite
+		c.MarkUsageUncertain(conventions.CostUnpricedCacheWrite)
 		is.add("unpriced", key)
 	}
 	if c.InputTokens != nil && conventions.CacheReadUnreported(c.Provider, c.Operation, *c.InputTokens, c.CacheReadTokens != nil) {
-		c.usageUncertain = conventions.CostUnreportedCacheRead
+		c.MarkUsageUncertain(conventions.CostUnreportedCacheRead)
 	}
 	if c.OutputTokens != nil && positive(c.ReasoningTokens) {
 		switch r.ReasoningSemantics(c.Provider) {
 		case conventions.Excluded:
 			add(c.OutputTokens, c.ReasoningTokens)
 		case conventions.Unknown:
-			c.usageUncertain = conventions.CostUncertainReasoning
+			c.MarkUsageUncertain(conventions.CostUncertainReasoning)
 			is.add("uncertain_semantics", "output_tokens")
 		}
 	}
@@ -600,32 +605,32 @@ const (
 // the span and, for the older forms that carry content on span events
 // (gen_ai.content.prompt, gen_ai.client.inference.operation.details, …),
 // from its events.
-func contentColumns(span ptrace.Span, c *Call, is *issues) {
+func contentColumns(span ptrace.Span, c *ledger.Call, is *issues) {
 	attrs := span.Attributes()
 	events := span.Events()
-	c.fillRefs(attrs, is)
-	for i := 0; i < eventsRead(span) && !c.hasAllRefs(); i++ {
-		c.fillRefs(events.At(i).Attributes(), is)
+	fillRefs(c, attrs, is)
+	for i := 0; i < eventsRead(span) && !hasAllRefs(c); i++ {
+		fillRefs(c, events.At(i).Attributes(), is)
 	}
 	c.ContentStatus = is.str(attrs, AttrContentStatus, maxIDLen)
 	c.ContentBytes = is.int64Attr(attrs, AttrContentBytes)
 	if c.ContentStatus != "" {
 		return
 	}
-	c.ContentStatus = ContentNone
+	c.ContentStatus = ledger.ContentNone
 	if hasContent(attrs) {
-		c.ContentStatus = ContentOnSpan
+		c.ContentStatus = ledger.ContentOnSpan
 	}
-	for i := 0; i < eventsRead(span) && c.ContentStatus == ContentNone; i++ {
+	for i := 0; i < eventsRead(span) && c.ContentStatus == ledger.ContentNone; i++ {
 		if hasContent(events.At(i).Attributes()) {
-			c.ContentStatus = ContentOnSpan
+			c.ContentStatus = ledger.ContentOnSpan
 		}
 	}
 }
 
 // fillRefs fills the references still empty from attrs, by the
 // contract's keys for each reference column.
-func (c *Call) fillRefs(attrs pcommon.Map, is *issues) {
+func fillRefs(c *ledger.Call, attrs pcommon.Map, is *issues) {
 	k := conventions.RefKeys
 	for _, f := range []struct {
 		dst  *string
@@ -640,7 +645,7 @@ func (c *Call) fillRefs(attrs pcommon.Map, is *issues) {
 	}
 }
 
-func (c *Call) hasAllRefs() bool {
+func hasAllRefs(c *ledger.Call) bool {
 	return c.InputRef != "" && c.OutputRef != "" && c.SystemInstructionsRef != "" && c.ToolDefinitionsRef != ""
 }
 
@@ -704,7 +709,7 @@ func collectRefs(refs *[]string, attrs pcommon.Map, skip []string, is *issues) b
 // the span whose context it carries (ok), or, for a record without a span
 // context, the references nothing links (ok false): the lifecycle reports
 // their objects as unreferenced.
-func (x *Extractor) LogRefs(res pcommon.Resource, lr plog.LogRecord, ingestedAt time.Time) (rows []LogContentRef, ok bool) {
+func (x *Extractor) LogRefs(res pcommon.Resource, lr plog.LogRecord, ingestedAt time.Time) (rows []ledger.LogContentRef, ok bool) {
 	refs := []string{}
 	var is issues
 	collectRefs(&refs, lr.Attributes(), nil, &is)
@@ -723,7 +728,7 @@ func (x *Extractor) LogRefs(res pcommon.Resource, lr plog.LogRecord, ingestedAt 
 		// Retention counts from this time: one not believed is receipt.
 		t = ingestedAt
 	}
-	base := LogContentRef{Tenant: x.Tenant(res), TraceID: lr.TraceID().String(), SpanID: lr.SpanID().String(),
+	base := ledger.LogContentRef{Tenant: x.Tenant(res), TraceID: lr.TraceID().String(), SpanID: lr.SpanID().String(),
 		EventName: is.clean(conventions.EventNameAttribute, conventions.RecordEventName(lr), maxIDLen), Time: t.UTC(), IngestedAt: ingestedAt}
 	for _, r := range refs {
 		row := base
@@ -735,7 +740,7 @@ func (x *Extractor) LogRefs(res pcommon.Resource, lr plog.LogRecord, ingestedAt 
 
 // evidence builds the evidence row of a non-call span, or reports false if
 // the span is not evidence.
-func (x *Extractor) evidence(res pcommon.Resource, r *conventions.Reading, role conventions.Role, span ptrace.Span, ingestedAt time.Time) (EvidenceSpan, bool) {
+func (x *Extractor) evidence(res pcommon.Resource, r *conventions.Reading, role conventions.Role, span ptrace.Span, ingestedAt time.Time) (ledger.EvidenceSpan, bool) {
 	attrs := span.Attributes()
 	var is issues
 	refs := contentRefs(span, nil, &is)
@@ -745,26 +750,26 @@ func (x *Extractor) evidence(res pcommon.Resource, r *conventions.Reading, role 
 	case len(refs) > 0:
 		category = categoryContent
 	default:
-		return EvidenceSpan{}, false
+		return ledger.EvidenceSpan{}, false
 	}
 	return x.evidenceRow(res, span, category, refs, is, ingestedAt), true
 }
 
 // callContent is the content evidence row of a call span: the references
 // on it that none of the call's reference columns holds.
-func (x *Extractor) callContent(res pcommon.Resource, c *Call, span ptrace.Span, ingestedAt time.Time) EvidenceSpan {
+func (x *Extractor) callContent(res pcommon.Resource, c *ledger.Call, span ptrace.Span, ingestedAt time.Time) ledger.EvidenceSpan {
 	var is issues
 	refs := contentRefs(span, c.Refs(), &is)
 	if len(refs) == 0 {
-		return EvidenceSpan{}
+		return ledger.EvidenceSpan{}
 	}
 	return x.evidenceRow(res, span, categoryContent, refs, is, ingestedAt)
 }
 
-func (x *Extractor) evidenceRow(res pcommon.Resource, span ptrace.Span, category string, refs []string, is issues, ingestedAt time.Time) EvidenceSpan {
+func (x *Extractor) evidenceRow(res pcommon.Resource, span ptrace.Span, category string, refs []string, is issues, ingestedAt time.Time) ledger.EvidenceSpan {
 	attrs := span.Attributes()
 	b := x.base(res, span, ingestedAt, &is)
-	e := EvidenceSpan{
+	e := ledger.EvidenceSpan{
 		Tenant: b.tenant, TraceID: b.traceID, SpanID: b.spanID, ParentSpanID: b.parentSpanID,
 		ServiceName: b.service, SpanName: b.name, Kind: spanKind(span),
 		Category: category, StartTime: b.start, EndTime: b.end, Status: statusOf(span.Status()),
@@ -799,7 +804,7 @@ func queryText(attrs pcommon.Map, is *issues) (*string, string) {
 	if !ok {
 		key = conventions.DBStatement
 		if v, ok = attrs.Get(key); !ok {
-			return nil, QueryAbsent
+			return nil, ledger.QueryAbsent
 		}
 	}
 	var mark string
@@ -809,11 +814,11 @@ func queryText(attrs pcommon.Map, is *issues) (*string, string) {
 	var status string
 	switch mark {
 	case "full":
-		status = QuerySanitized
+		status = ledger.QuerySanitized
 	case "partial":
-		status = QueryPartial
+		status = ledger.QueryPartial
 	default:
-		return nil, QueryUnsanitized
+		return nil, ledger.QueryUnsanitized
 	}
 	s := is.clean(key, v.AsString(), maxQueryLen)
 	return &s, status
@@ -821,7 +826,7 @@ func queryText(attrs pcommon.Map, is *issues) (*string, string) {
 
 // documents reads gen_ai.retrieval.documents: a JSON array (in a string) or
 // an array of maps. The version travels as an extra "version" property.
-func documents(attrs pcommon.Map, is *issues) []Document {
+func documents(attrs pcommon.Map, is *issues) []ledger.Document {
 	const key = conventions.RetrievalDocuments
 	v, ok := attrs.Get(key)
 	if !ok {
@@ -832,7 +837,7 @@ func documents(attrs pcommon.Map, is *issues) []Document {
 	case pcommon.ValueTypeStr:
 		if err := json.Unmarshal([]byte(v.Str()), &raw); err != nil {
 			is.add("invalid_json", key)
-			return []Document{}
+			return []ledger.Document{}
 		}
 	case pcommon.ValueTypeSlice:
 		for _, item := range v.Slice().AsRaw() {
@@ -842,15 +847,15 @@ func documents(attrs pcommon.Map, is *issues) []Document {
 		}
 	default:
 		is.add("unsupported_type", key)
-		return []Document{}
+		return []ledger.Document{}
 	}
 	if len(raw) > maxDocuments {
 		is.add("truncated", key)
 		raw = raw[:maxDocuments]
 	}
-	out := make([]Document, 0, len(raw))
+	out := make([]ledger.Document, 0, len(raw))
 	for _, m := range raw {
-		d := Document{ID: is.clean(key+".id", anyString(m["id"]), maxIDLen), Version: is.clean(key+".version", anyString(m["version"]), maxIDLen)}
+		d := ledger.Document{ID: is.clean(key+".id", anyString(m["id"]), maxIDLen), Version: is.clean(key+".version", anyString(m["version"]), maxIDLen)}
 		if f, ok := m["score"].(float64); ok && !math.IsNaN(f) && !math.IsInf(f, 0) {
 			d.Score = &f
 		}
@@ -862,9 +867,9 @@ func documents(attrs pcommon.Map, is *issues) []Document {
 // openInferenceDocuments reads OpenInference's flattened documents:
 // retrieval.documents.N.document.id, .score and .metadata (a JSON object
 // whose "version" is the document version). Their content is not read.
-func openInferenceDocuments(attrs pcommon.Map, is *issues) []Document {
+func openInferenceDocuments(attrs pcommon.Map, is *issues) []ledger.Document {
 	const prefix = conventions.OIDocumentsPrefix
-	byIndex := map[int]*Document{}
+	byIndex := map[int]*ledger.Document{}
 	for k, v := range attrs.All() {
 		rest, ok := strings.CutPrefix(k, prefix)
 		if !ok {
@@ -880,7 +885,7 @@ func openInferenceDocuments(attrs pcommon.Map, is *issues) []Document {
 				is.add("truncated", "retrieval.documents")
 				continue
 			}
-			byIndex[n] = &Document{}
+			byIndex[n] = &ledger.Document{}
 		}
 		d := byIndex[n]
 		switch field {
@@ -902,7 +907,7 @@ func openInferenceDocuments(attrs pcommon.Map, is *issues) []Document {
 		idxs = append(idxs, n)
 	}
 	slices.Sort(idxs)
-	out := make([]Document, 0, len(idxs))
+	out := make([]ledger.Document, 0, len(idxs))
 	for _, n := range idxs {
 		out = append(out, *byIndex[n])
 	}

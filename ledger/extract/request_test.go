@@ -1,4 +1,4 @@
-package ledger
+package extract
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/docketlabs/docket/internal/conventions"
+	"github.com/docketlabs/docket/ledger"
 )
 
 // serverSpan is an HTTP server span as instrumentations send it, with
@@ -82,7 +83,7 @@ func TestRequestSpanRoundTripAndConflict(t *testing.T) {
 	span.SetTraceID(pcommon.TraceID{0xee, 0x11})
 	at := time.Now().UTC().Truncate(time.Millisecond)
 	e, _ := evidenceOf(testExtractor(t), res, span, at)
-	if err := testStore.InsertEvidence(ctx, []EvidenceSpan{e, e}); err != nil {
+	if err := testStore.InsertEvidence(ctx, []ledger.EvidenceSpan{e, e}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := testStore.EvidenceByTrace(ctx, e.TraceID)
@@ -92,7 +93,7 @@ func TestRequestSpanRoundTripAndConflict(t *testing.T) {
 	other := e
 	other.SpanAttributes = map[string]string{"http.request.method": "POST", "http.route": "/ask", "http.response.status_code": "500"}
 	other.IngestedAt = at.Add(time.Second)
-	if err := testStore.InsertEvidence(ctx, []EvidenceSpan{other}); err != nil {
+	if err := testStore.InsertEvidence(ctx, []ledger.EvidenceSpan{other}); err != nil {
 		t.Fatal(err)
 	}
 	conflicts, err := testStore.ConflictsByTrace(ctx, e.TraceID)

@@ -1,4 +1,4 @@
-package ledger
+package extract
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/docketlabs/docket/internal/conventions"
+	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/pricing"
 )
 
@@ -39,7 +40,7 @@ func testSpan(attrs map[string]any) (pcommon.Resource, ptrace.Span) {
 }
 
 // evidenceOf is the evidence row Extract makes of a span, if any.
-func evidenceOf(x *Extractor, res pcommon.Resource, span ptrace.Span, at time.Time) (EvidenceSpan, bool) {
+func evidenceOf(x *Extractor, res pcommon.Resource, span ptrace.Span, at time.Time) (ledger.EvidenceSpan, bool) {
 	_, e, kind := x.Extract(res, "", span, at)
 	return e, kind == KindEvidence
 }
@@ -118,7 +119,7 @@ func TestCallRowFromSpan(t *testing.T) {
 	if *c.InputTokens != 1000 || *c.OutputTokens != 200 || *c.CacheReadTokens != 400 || c.CacheWriteTokens != nil || c.ReasoningTokens != nil {
 		t.Fatalf("usage wrong: %+v", c)
 	}
-	if c.UsageSource != UsageReported || c.Status != StatusUnset || c.ErrorClass != "" {
+	if c.UsageSource != ledger.UsageReported || c.Status != ledger.StatusUnset || c.ErrorClass != "" {
 		t.Fatalf("status wrong: usage %q status %q class %q", c.UsageSource, c.Status, c.ErrorClass)
 	}
 	if *c.Temperature != 0.2 || *c.MaxTokens != 512 || *c.Seed != 7 || c.StopSequences[0] != "\n\n" || c.RequestParams["frequency_penalty"] != "0.5" {
@@ -130,8 +131,8 @@ func TestCallRowFromSpan(t *testing.T) {
 	if c.EndUserRef != "u-93f" || *c.RetryAttempt != 2 {
 		t.Fatalf("end user / retry wrong: %+v", c)
 	}
-	if c.ContentStatus != ContentOnSpan || c.InputRef != "" {
-		t.Fatalf("content status %q, want %q", c.ContentStatus, ContentOnSpan)
+	if c.ContentStatus != ledger.ContentOnSpan || c.InputRef != "" {
+		t.Fatalf("content status %q, want %q", c.ContentStatus, ledger.ContentOnSpan)
 	}
 	if c.CostStatus != "ok" || c.CostUSD == nil || c.PriceRef == "" {
 		t.Fatalf("cost: status %q usd %v ref %q", c.CostStatus, c.CostUSD, c.PriceRef)
@@ -142,7 +143,7 @@ func TestUnknownIsNotZero(t *testing.T) {
 	x := testExtractor(t)
 	_, span := testSpan(map[string]any{"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4o"})
 	c := x.Call(pcommon.NewResource(), span, time.Now())
-	if c.InputTokens != nil || c.OutputTokens != nil || c.UsageSource != UsageMissing || c.CostUSD != nil || c.CostStatus != "missing_usage" {
+	if c.InputTokens != nil || c.OutputTokens != nil || c.UsageSource != ledger.UsageMissing || c.CostUSD != nil || c.CostStatus != "missing_usage" {
 		t.Fatalf("missing usage: %+v", c)
 	}
 	if c.Tenant != "default" {
@@ -191,18 +192,20 @@ func TestErrorClassFromStructuredFieldsOnly(t *testing.T) {
 		finish          []string
 		want            string
 	}{
-		{StatusError, "", code(429), nil, ErrClassRateLimited},
-		{StatusError, "openai.RateLimitError", nil, nil, ErrClassRateLimited},
-		{StatusError, "529", nil, nil, ErrClassOverloaded},
-		{StatusError, "timeout", nil, nil, ErrClassTimeout},
-		{StatusError, "anthropic.AuthenticationError", nil, nil, ErrClassAuth},
-		{StatusError, "", code(503), nil, ErrClassProvider},
-		{StatusError, "_OTHER", nil, nil, ErrClassOther},
-		{StatusOK, "", nil, []string{"content_filter"}, ErrClassContentFilter},
-		{StatusOK, "", code(200), []string{"stop"}, ErrClassNone},
+		{ledger.StatusError, "", code(429), nil, ledger.ErrClassRateLimited},
+		{ledger.StatusError, "openai.RateLimitError", nil, nil, ledger.ErrClassRateLimited},
+		{ledger.StatusError, "529", nil, nil, ledger.ErrClassOverloaded},
+		{ledger.StatusError, "timeout", nil, nil, ledger.ErrClassTimeout},
+		{ledger.StatusError, "anthropic.AuthenticationError", nil, nil, ledger.ErrClassAuth},
+		{ledger.StatusError, "", code(503), nil, ledger.ErrClassProvider},
+		{ledger.StatusError, "_OTHER", nil, nil, ledger.ErrClassOther},
+		{ledger.StatusOK, "", nil, []string{"content_filter"}, ledger.ErrClassContentFilter},
+		{ledger.StatusOK, "", code(200), []string{"stop"}, ledger.ErrClassNone},
 	}
 	for _, tc := range cases {
-		if got := classifyError(tc.status, tc.errType, tc.http, tc.finish); got != tc.want {
+		c := ledger.Call{Status: tc.status, ErrorType: tc.errType, HTTPStatus: tc.http, FinishReasons: tc.finish}
+		c.Derive(nil)
+		if got := c.ErrorClass; got != tc.want {
 			t.Errorf("classify(%q, %q, %v, %v) = %q, want %q", tc.status, tc.errType, tc.http, tc.finish, got, tc.want)
 		}
 	}
@@ -210,7 +213,7 @@ func TestErrorClassFromStructuredFieldsOnly(t *testing.T) {
 	// call leaves it unclassified.
 	_, span := testSpan(map[string]any{"gen_ai.operation.name": "chat", "exception.message": "HTTP 429 in the disclosure text"})
 	span.Status().SetCode(ptrace.StatusCodeOk)
-	if c := testExtractor(t).Call(pcommon.NewResource(), span, time.Now()); c.ErrorClass != ErrClassNone {
+	if c := testExtractor(t).Call(pcommon.NewResource(), span, time.Now()); c.ErrorClass != ledger.ErrClassNone {
 		t.Fatalf("free text classified as %q", c.ErrorClass)
 	}
 }
@@ -219,12 +222,12 @@ func TestEvidenceSpans(t *testing.T) {
 	x := testExtractor(t)
 	_, span := testSpan(map[string]any{"db.system.name": "postgresql", "db.query.text": "SELECT * FROM users WHERE email = 'a@b.c'", "db.operation.name": "SELECT"})
 	e, ok := evidenceOf(x, pcommon.NewResource(), span, time.Now())
-	if !ok || e.Category != "db" || e.DBQueryText != nil || e.DBQueryStatus != QueryUnsanitized {
+	if !ok || e.Category != "db" || e.DBQueryText != nil || e.DBQueryStatus != ledger.QueryUnsanitized {
 		t.Fatalf("unsanitized query must not be stored: ok=%v %+v", ok, e)
 	}
 	_, span = testSpan(map[string]any{"db.system.name": "postgresql", "db.query.text": "SELECT * FROM users WHERE email = ?", AttrQuerySanitization: "full"})
 	e, _ = evidenceOf(x, pcommon.NewResource(), span, time.Now())
-	if e.DBQueryText == nil || *e.DBQueryText != "SELECT * FROM users WHERE email = ?" || e.DBQueryStatus != QuerySanitized {
+	if e.DBQueryText == nil || *e.DBQueryText != "SELECT * FROM users WHERE email = ?" || e.DBQueryStatus != ledger.QuerySanitized {
 		t.Fatalf("sanitized query: %+v", e)
 	}
 	_, span = testSpan(map[string]any{"gen_ai.operation.name": "retrieval", "gen_ai.data_source.id": "kb",
@@ -285,8 +288,8 @@ func TestOpenInferenceCall(t *testing.T) {
 	// Without the content processor, OpenInference content on the span is
 	// noticed (and never stored by the ledger).
 	res, span = testSpan(map[string]any{"openinference.span.kind": "LLM", "input.value": "what is my balance?"})
-	if c := testExtractor(t).Call(res, span, time.Now()); c.ContentStatus != ContentOnSpan {
-		t.Fatalf("content status %q, want %q", c.ContentStatus, ContentOnSpan)
+	if c := testExtractor(t).Call(res, span, time.Now()); c.ContentStatus != ledger.ContentOnSpan {
+		t.Fatalf("content status %q, want %q", c.ContentStatus, ledger.ContentOnSpan)
 	}
 }
 
@@ -323,8 +326,8 @@ func TestContentOnSpanEvents(t *testing.T) {
 	ev := span.Events().AppendEmpty()
 	ev.SetName("gen_ai.content.prompt")
 	ev.Attributes().PutStr("gen_ai.prompt", "what is my balance?")
-	if c := testExtractor(t).Call(res, span, time.Now()); c.ContentStatus != ContentOnSpan {
-		t.Fatalf("content status %q, want %q", c.ContentStatus, ContentOnSpan)
+	if c := testExtractor(t).Call(res, span, time.Now()); c.ContentStatus != ledger.ContentOnSpan {
+		t.Fatalf("content status %q, want %q", c.ContentStatus, ledger.ContentOnSpan)
 	}
 }
 
@@ -339,7 +342,7 @@ func TestOpenLLMetryCall(t *testing.T) {
 		"llm.request.functions_ref": "docket-content://default/tool.definitions/cc", "docket.content.status": "stored",
 	})
 	c := testExtractor(t).Call(res, span, time.Now())
-	if c.Operation != "chat" || c.UsageSource != UsageReported {
+	if c.Operation != "chat" || c.UsageSource != ledger.UsageReported {
 		t.Fatalf("metadata: %q %q", c.Operation, c.UsageSource)
 	}
 	if c.InputRef != "docket-content://default/prompt/aa" || c.OutputRef != "docket-content://default/completion/bb" ||
@@ -349,8 +352,8 @@ func TestOpenLLMetryCall(t *testing.T) {
 	// Without the content processor, the content on the span is noticed.
 	for _, k := range []string{"gen_ai.prompt.0.content", "llm.request.functions.0.description", "traceloop.entity.input"} {
 		res, span = testSpan(map[string]any{"gen_ai.system": "openai", "gen_ai.request.model": "gpt-4o-mini", k: "what is my balance?"})
-		if c := testExtractor(t).Call(res, span, time.Now()); c.ContentStatus != ContentOnSpan {
-			t.Errorf("%s: content status %q, want %q", k, c.ContentStatus, ContentOnSpan)
+		if c := testExtractor(t).Call(res, span, time.Now()); c.ContentStatus != ledger.ContentOnSpan {
+			t.Errorf("%s: content status %q, want %q", k, c.ContentStatus, ledger.ContentOnSpan)
 		}
 	}
 }
@@ -464,8 +467,8 @@ func TestIsContentAttribute(t *testing.T) {
 	// A call with only OpenInference prompt templates on it has content on
 	// the span.
 	res, span := testSpan(map[string]any{"openinference.span.kind": "LLM", "llm.prompt_template.variables": `{"name":"x"}`})
-	if c := testExtractor(t).Call(res, span, time.Now()); c.ContentStatus != ContentOnSpan {
-		t.Fatalf("content status %q, want %q", c.ContentStatus, ContentOnSpan)
+	if c := testExtractor(t).Call(res, span, time.Now()); c.ContentStatus != ledger.ContentOnSpan {
+		t.Fatalf("content status %q, want %q", c.ContentStatus, ledger.ContentOnSpan)
 	}
 }
 
@@ -476,7 +479,7 @@ func TestIsContentAttribute(t *testing.T) {
 func TestSpansWithoutIDsKeyedByContent(t *testing.T) {
 	x := &Extractor{DefaultTenant: "default"}
 	at := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	keyOf := func(model string) Call {
+	keyOf := func(model string) ledger.Call {
 		res, span := testSpan(map[string]any{conventions.OperationName: "chat", conventions.RequestModel: model})
 		span.SetTraceID(pcommon.TraceID{})
 		span.SetSpanID(pcommon.SpanID{})
@@ -484,8 +487,8 @@ func TestSpansWithoutIDsKeyedByContent(t *testing.T) {
 		return x.Call(res, span, at)
 	}
 	a, again, b := keyOf("gpt-4o"), keyOf("gpt-4o"), keyOf("gpt-4o-mini")
-	if CallKey(&a) != CallKey(&again) {
-		t.Fatalf("a resent span got another key: %s, %s", CallKey(&a), CallKey(&again))
+	if ledger.CallKey(&a) != ledger.CallKey(&again) {
+		t.Fatalf("a resent span got another key: %s, %s", ledger.CallKey(&a), ledger.CallKey(&again))
 	}
 	if a.TraceID == b.TraceID || a.SpanID == b.SpanID || a.ParentSpanID != "" {
 		t.Fatalf("two calls without IDs share a trace or span: %+v %+v", a, b)
@@ -526,7 +529,7 @@ func TestCallContentBeyondItsColumns(t *testing.T) {
 // count under any key leaves the cost unknown, not priced as plain input.
 func TestUnreportedCacheRead(t *testing.T) {
 	x := testExtractor(t)
-	call := func(provider, model string, input int64, extra map[string]any) Call {
+	call := func(provider, model string, input int64, extra map[string]any) ledger.Call {
 		attrs := map[string]any{"gen_ai.operation.name": "chat", "gen_ai.provider.name": provider, "gen_ai.request.model": model,
 			"gen_ai.usage.input_tokens": input, "gen_ai.usage.output_tokens": int64(10)}
 		for k, v := range extra {
@@ -537,7 +540,7 @@ func TestUnreportedCacheRead(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		call Call
+		call ledger.Call
 		want conventions.CostStatus
 	}{
 		{"openai 1024 no cache key", call("openai", "gpt-4o-mini", 1024, nil), conventions.CostUnreportedCacheRead},

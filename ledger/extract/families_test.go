@@ -1,4 +1,4 @@
-package ledger
+package extract
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/docketlabs/docket/internal/conventions"
+	"github.com/docketlabs/docket/ledger"
 )
 
 // familyFixture is a recorded trace of one instrumentation family, written
@@ -57,7 +58,7 @@ func TestFamilyFixtures(t *testing.T) {
 			traceID := pcommon.TraceID{0xfa, byte(n), 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}
 			t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 			for _, batch := range fx.Batches {
-				var calls []Call
+				var calls []ledger.Call
 				for _, fs := range batch {
 					res, span := fixtureToSpan(t, fs, traceID, t0)
 					c, _, kind := x.Extract(res, fs.Scope, span, t0)
@@ -193,7 +194,7 @@ func spanID(t *testing.T, s string) pcommon.SpanID {
 }
 
 // callFields is a row as JSON values, as the exports show it.
-func callFields(t *testing.T, c Call) map[string]any {
+func callFields(t *testing.T, c ledger.Call) map[string]any {
 	b, err := json.Marshal(c)
 	if err != nil {
 		t.Fatal(err)
