@@ -9,7 +9,7 @@ import (
 
 	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/internal/conventions"
-	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 )
 
 // TestCompletenessAccountOverOTLP sends calls of two tenants over real
@@ -75,11 +75,11 @@ func TestCompletenessAccountOverOTLP(t *testing.T) {
 	}
 
 	var body struct {
-		Collector *completeness.Snapshot `json:"collector"`
-		Ledger    []ledger.TenantCounts  `json:"ledger"`
+		Collector *completeness.Snapshot     `json:"collector"`
+		Ledger    []ledgerstore.TenantCounts `json:"ledger"`
 	}
-	var ledgerSide map[string]ledger.TenantCounts
-	wantLedger := map[string]ledger.TenantCounts{
+	var ledgerSide map[string]ledgerstore.TenantCounts
+	wantLedger := map[string]ledgerstore.TenantCounts{
 		"acme":   {Tenant: "acme", Spans: 3, Flagged: 1, Conflicts: 1},
 		"globex": {Tenant: "globex", Spans: 1},
 	}
@@ -87,7 +87,7 @@ func TestCompletenessAccountOverOTLP(t *testing.T) {
 		if err := c.get("/api/v1/completeness", &body); err != nil {
 			t.Fatal(err)
 		}
-		ledgerSide = map[string]ledger.TenantCounts{}
+		ledgerSide = map[string]ledgerstore.TenantCounts{}
 		for _, l := range body.Ledger {
 			ledgerSide[l.Tenant] = l
 		}

@@ -21,7 +21,7 @@ import (
 
 	"github.com/docketlabs/docket/internal/proctest"
 	"github.com/docketlabs/docket/internal/shorttest"
-	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 )
 
 // built is the docket command, built once for every test of the package:
@@ -106,8 +106,8 @@ func (p *collectorProc) signal(sig syscall.Signal) {
 	p.cmd = nil
 }
 
-func (p *collectorProc) stats() (ledger.Counts, error) {
-	var c ledger.Counts
+func (p *collectorProc) stats() (ledgerstore.Counts, error) {
+	var c ledgerstore.Counts
 	err := p.get("/api/v1/ledger/stats", &c)
 	return c, err
 }

@@ -21,7 +21,7 @@ import (
 
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/internal/s3test"
-	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/lifecycle"
 	"github.com/docketlabs/docket/ledger/storage/chdb"
 )
@@ -164,7 +164,7 @@ func TestHelperLifecycleE2E(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	l := ledger.NewStore(eng)
+	l := ledgerstore.New(eng)
 	cfg := contentstore.NewDefaultConfig()
 	cfg.Directory = configoptional.None[contentstore.DirConfig]()
 	cfg.S3 = configoptional.Some(contentstore.S3Config{Endpoint: os.Getenv("E2E_S3_ENDPOINT"), Bucket: "docket-lifecycle",

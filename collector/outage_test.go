@@ -13,7 +13,7 @@ import (
 	"go.opentelemetry.io/collector/otelcol"
 
 	"github.com/docketlabs/docket/internal/proctest"
-	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/storage/chdb"
 )
 
@@ -78,7 +78,7 @@ func TestLedgerWaitsForStorage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	store := ledger.NewStore(eng)
+	store := ledgerstore.New(eng)
 	count := func() uint64 {
 		c, err := store.CountCalls(context.Background())
 		if err != nil {

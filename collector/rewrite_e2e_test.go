@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 )
 
 // An attacker re-sends a recorded call's span over OTLP with another
@@ -61,8 +62,8 @@ func TestRewrittenResendOverOTLPKeepsTheOriginal(t *testing.T) {
 }
 
 type evidence struct {
-	Calls     []ledger.Call     `json:"calls"`
-	Conflicts []ledger.Conflict `json:"conflicts"`
+	Calls     []ledger.Call          `json:"calls"`
+	Conflicts []ledgerstore.Conflict `json:"conflicts"`
 }
 
 // checkEvidence checks that the evidence API shows calls as they are,

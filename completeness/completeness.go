@@ -2,7 +2,7 @@
 // calls went between the application and the ledger: refused at the door
 // (and why), taken in, flagged, written. The components of one collector
 // record into the process's Account as spans pass them; the UI of the same
-// process shows it beside what the ledger holds (ledger.Store.CountByTenant)
+// process shows it beside what the ledger holds (ledgerstore.Store.CountByTenant)
 // and the provider's own count (package reconcile), and the ledger
 // exporter's metric otelcol_exporter_ledger_completeness_spans exports it,
 // labelled by tenant and stage only.

@@ -3,10 +3,10 @@ package reconcile_test
 import (
 	"testing"
 
-	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/ledgertest"
 )
 
-var store *ledger.Store
+var store *ledgerstore.Store
 
 func TestMain(m *testing.M) { ledgertest.Main(m, &store) }

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/ledger/usage"
 	"github.com/docketlabs/docket/queries"
@@ -177,7 +177,7 @@ type providerRow struct {
 }
 
 // Reconcile compares the ledger with the latest imported provider reports.
-func Reconcile(ctx context.Context, st *ledger.Store, o Options) (Report, error) {
+func Reconcile(ctx context.Context, st *ledgerstore.Store, o Options) (Report, error) {
 	o, err := o.Validate()
 	if err != nil {
 		return Report{}, err

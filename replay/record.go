@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/queries"
 	"github.com/docketlabs/docket/replay/distribution"
@@ -92,7 +92,7 @@ func (r *Runner) record(ctx context.Context, runID string, at time.Time, actor, 
 
 // Records returns the recorded replay results of a trace in store, oldest
 // first. It needs only the ledger, not a runner.
-func Records(ctx context.Context, store *ledger.Store, traceID string) ([]Record, error) {
+func Records(ctx context.Context, store *ledgerstore.Store, traceID string) ([]Record, error) {
 	out, err := storage.QueryRows[Record](ctx, store.Engine(), queries.MustGet("replay_results_by_trace"), map[string]any{"trace_id": traceID})
 	if err != nil {
 		return nil, fmt.Errorf("replay: read results: %w", err)

@@ -23,6 +23,7 @@ import (
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/pricing"
 	"github.com/docketlabs/docket/replay/distribution"
 	"github.com/docketlabs/docket/replay/genai"
@@ -96,7 +97,7 @@ const MaxN = 10000
 
 // Runner replays calls recorded in the ledger.
 type Runner struct {
-	Ledger *ledger.Store
+	Ledger *ledgerstore.Store
 	// Reader is the only way stored content is read; the run's principal
 	// and purpose are checked and recorded for every read.
 	Reader *access.Reader
@@ -273,7 +274,7 @@ func (r *Runner) authorize(ctx context.Context, p access.Principal, runID string
 		if err != nil {
 			return err
 		}
-		e := ledger.AccessEntry{EventID: eventID, At: opt.Now().UTC(), Actor: p.User, Role: string(p.Role),
+		e := ledgerstore.AccessEntry{EventID: eventID, At: opt.Now().UTC(), Actor: p.User, Role: string(p.Role),
 			Action: ActionReplay, Tenant: c.Tenant, TraceID: c.TraceID, Reason: opt.Purpose, Outcome: access.OutcomeAllowed,
 			Detail: fmt.Sprintf("run=%s n=%d max_calls=%d max_cost_usd=%s", runID, opt.N, opt.MaxCalls, opt.MaxCostUSD)}
 		var denied error

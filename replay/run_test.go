@@ -16,6 +16,7 @@ import (
 	"github.com/docketlabs/docket/fakeprovider"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/ledgertest"
 	"github.com/docketlabs/docket/ledger/pricing"
 	"github.com/docketlabs/docket/replay/distribution"
@@ -23,7 +24,7 @@ import (
 	"github.com/docketlabs/docket/replay/replaytest"
 )
 
-var ledgerStore *ledger.Store
+var ledgerStore *ledgerstore.Store
 
 func TestMain(m *testing.M) { ledgertest.Main(m, &ledgerStore) }
 
@@ -115,7 +116,7 @@ func TestSampledDistributionIsMeasuredExactly(t *testing.T) {
 	}
 
 	// Every read is on record with the run's purpose.
-	log, err := ledgerStore.AccessLog(context.Background(), ledger.AccessFilter{Tenant: "acme"})
+	log, err := ledgerStore.AccessLog(context.Background(), ledgerstore.AccessFilter{Tenant: "acme"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,7 +399,7 @@ func TestViewerIsDeniedAndNothingIsSent(t *testing.T) {
 	if e.requests.Load() != 0 {
 		t.Fatalf("fake saw %d requests", e.requests.Load())
 	}
-	log, err := ledgerStore.AccessLog(context.Background(), ledger.AccessFilter{Tenant: "acme"})
+	log, err := ledgerStore.AccessLog(context.Background(), ledgerstore.AccessFilter{Tenant: "acme"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/bench/internal/procstat"
-	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/storage/chdb"
 )
 
@@ -403,7 +403,7 @@ func countLedger(path string) (int64, error) {
 		return 0, fmt.Errorf("open ledger: %w", err)
 	}
 	defer func() { _ = eng.Close() }()
-	c, err := ledger.NewStore(eng).CountCalls(context.Background())
+	c, err := ledgerstore.New(eng).CountCalls(context.Background())
 	return int64(c.Calls), err
 }
 

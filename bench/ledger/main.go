@@ -35,6 +35,7 @@ import (
 	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/extract"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/pricing"
 	"github.com/docketlabs/docket/ledger/storage/chdb"
 	"github.com/docketlabs/docket/queries"
@@ -145,7 +146,7 @@ func rawInsertRate(batches []ptrace.Traces) (rate, cpuPer1000 float64, err error
 		return 0, 0, err
 	}
 	defer func() { _ = eng.Close() }()
-	store := ledger.NewStore(eng)
+	store := ledgerstore.New(eng)
 	ctx := context.Background()
 	if err = store.Migrate(ctx); err != nil {
 		return 0, 0, err
@@ -401,7 +402,7 @@ func checkCalls(api string, want uint64) error {
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("ledger stats: %s", resp.Status)
 	}
-	var s ledger.Counts
+	var s ledgerstore.Counts
 	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/pricing"
 )
 
@@ -206,7 +207,7 @@ func (g *generator) call(tenant, traceID, parent, service, endUser string, start
 
 // generate inserts calls and their traces' evidence spans in start order, in
 // batches of batchSize calls, as the exporter's queue delivers them.
-func generate(ctx context.Context, store *ledger.Store, g *generator, calls, batchSize int) (traces, evidence int, insertTime time.Duration, err error) {
+func generate(ctx context.Context, store *ledgerstore.Store, g *generator, calls, batchSize int) (traces, evidence int, insertTime time.Duration, err error) {
 	batch := make([]ledger.Call, 0, batchSize+3)
 	var spans []ledger.EvidenceSpan
 	flush := func() error {

@@ -11,8 +11,8 @@ import (
 	"go.opentelemetry.io/collector/config/configoptional"
 
 	"github.com/docketlabs/docket/contentstore"
-	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/lifecycle"
 	"github.com/docketlabs/docket/ui/api"
 	"github.com/docketlabs/docket/ui/apiclient"
@@ -31,7 +31,7 @@ const tokenLifetime = 48 * time.Hour
 // page requests, with its access-log write, lifecycle and replay reads. A
 // token, not a signed-in session: a run at full size outlasts a session's
 // idle timeout between its measurements.
-func evidenceAPI(ctx context.Context, store *ledger.Store, dir string) (*apiclient.Client, func(), error) {
+func evidenceAPI(ctx context.Context, store *ledgerstore.Store, dir string) (*apiclient.Client, func(), error) {
 	cfg := contentstore.NewDefaultConfig()
 	cfg.Directory = configoptional.Some(contentstore.DirConfig{Path: filepath.Join(dir, "content")})
 	content, err := contentstore.Open(ctx, cfg, nil)

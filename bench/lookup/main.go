@@ -31,7 +31,7 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/bench/lookup/timing"
-	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/ledger/storage/chdb"
 	"github.com/docketlabs/docket/ledger/views"
@@ -77,7 +77,7 @@ func run(ctx context.Context, calls, lookups, batch, scans int, seed uint64, dir
 		return err
 	}
 	defer func() { _ = eng.Close() }()
-	store := ledger.NewStore(eng)
+	store := ledgerstore.New(eng)
 	if err = store.Migrate(ctx); err != nil {
 		return err
 	}
@@ -155,7 +155,7 @@ func printStats(results []timing.Stats) {
 
 // measureViews times each ledger view over the last 30 days, after one
 // untimed run.
-func measureViews(ctx context.Context, store *ledger.Store, n int, now time.Time) ([]timing.Stats, error) {
+func measureViews(ctx context.Context, store *ledgerstore.Store, n int, now time.Time) ([]timing.Stats, error) {
 	f := views.Filter{Tenants: []string{views.AllTenants}, From: now.Add(-30 * 24 * time.Hour), To: now.Add(time.Minute)}
 	type view struct {
 		name string
@@ -273,7 +273,7 @@ func queryRows(ctx context.Context, eng storage.Engine, sql string, params map[s
 // measureLookups runs the four measurements, the baseline first; each one
 // checks that its key was found, so a lookup that silently finds nothing
 // cannot look fast.
-func measureLookups(ctx context.Context, store *ledger.Store, client *apiclient.Client, k keys, now time.Time) ([]timing.Stats, error) {
+func measureLookups(ctx context.Context, store *ledgerstore.Store, client *apiclient.Client, k keys, now time.Time) ([]timing.Stats, error) {
 	eng := store.Engine()
 	n := len(k.traces)
 	all := []string{views.AllTenants}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 )
 
 func TestContentGetIsAudited(t *testing.T) {
@@ -49,7 +50,7 @@ func TestContentGetIsAudited(t *testing.T) {
 	if err != nil || !strings.Contains(out, "4111 1111 1111 1111") {
 		t.Fatalf("audited read: %q, %v", out, err)
 	}
-	log, err := d.ledger.AccessLog(ctx, ledger.AccessFilter{Tenant: "acme"})
+	log, err := d.ledger.AccessLog(ctx, ledgerstore.AccessFilter{Tenant: "acme"})
 	if err != nil || len(log) != 2 {
 		t.Fatalf("access log: %v, %d rows", err, len(log))
 	}

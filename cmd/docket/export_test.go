@@ -14,6 +14,7 @@ import (
 	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/audit"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/storageconfig"
 )
 
@@ -96,7 +97,7 @@ func TestExportAndVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log, err := store.AccessLog(ctx, ledger.AccessFilter{Tenant: "default"})
+	log, err := store.AccessLog(ctx, ledgerstore.AccessFilter{Tenant: "default"})
 	if err != nil {
 		t.Fatal(err)
 	}

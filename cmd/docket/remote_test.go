@@ -18,6 +18,7 @@ import (
 	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/lifecycle"
 	"github.com/docketlabs/docket/ui/api"
 	"github.com/docketlabs/docket/ui/apiclient"
@@ -85,7 +86,7 @@ func TestCommandsThroughRunningInstance(t *testing.T) {
 	if _, _, err := run(contentCommand(), "", "get", "--server", srv.URL, "--trace", trace, "--reason", "x", put.Ref.String()); err == nil || !strings.Contains(err.Error(), tokenEnv) {
 		t.Fatalf("--server without a token: %v", err)
 	}
-	log, err := d.ledger.AccessLog(ctx, ledger.AccessFilter{Tenant: "acme", Actor: "service:ops-bot"})
+	log, err := d.ledger.AccessLog(ctx, ledgerstore.AccessFilter{Tenant: "acme", Actor: "service:ops-bot"})
 	if err != nil || len(log) != 1 || log[0].Outcome != access.OutcomeAllowed || log[0].Reason != "ticket 12" {
 		t.Fatalf("access log of the remote read: %v %+v", err, log)
 	}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/docketlabs/docket/fakeprovider"
 	"github.com/docketlabs/docket/internal/shorttest"
-	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/replay"
 	"github.com/docketlabs/docket/replay/replaytest"
 	"github.com/docketlabs/docket/replay/runs"
@@ -95,7 +95,7 @@ func TestReplayThroughRunningInstance(t *testing.T) {
 		!strings.Contains(remote, "exact match: 6/8 (75%)") || !strings.Contains(remote, "first divergence of a 2× output: character 21, token 5 of 6 (o200k_base)") {
 		t.Fatalf("replay --server printed\n%s\nthe embedded mode\n%s", remote, embedded)
 	}
-	log, err := d.ledger.AccessLog(ctx, ledger.AccessFilter{Tenant: "acme", Actor: "service:replay-bot"})
+	log, err := d.ledger.AccessLog(ctx, ledgerstore.AccessFilter{Tenant: "acme", Actor: "service:replay-bot"})
 	actions := map[string]int{}
 	for _, e := range log {
 		actions[e.Action]++
@@ -126,7 +126,7 @@ func TestReplayThroughRunningInstance(t *testing.T) {
 	if _, _, err := run(ctx, viewer, "--server", srv.URL, "--trace", trace, "--max-cost-usd", "0.10", "--purpose", purpose); err == nil || !strings.Contains(err.Error(), "403") || !strings.Contains(err.Error(), "auditor role") {
 		t.Fatalf("viewer token: %v", err)
 	}
-	if log, err := d.ledger.AccessLog(ctx, ledger.AccessFilter{Tenant: "acme", Actor: "service:dash"}); err != nil || len(log) != 0 {
+	if log, err := d.ledger.AccessLog(ctx, ledgerstore.AccessFilter{Tenant: "acme", Actor: "service:dash"}); err != nil || len(log) != 0 {
 		t.Fatalf("the viewer's refused run left records: %v %+v", err, log)
 	}
 

@@ -12,6 +12,7 @@ import (
 	"github.com/docketlabs/docket/fakeprovider"
 	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/replay"
 	"github.com/docketlabs/docket/replay/replaytest"
 )
@@ -59,7 +60,7 @@ func TestReplayCommand(t *testing.T) {
 	if len(rep.Results) != 1 || rep.Results[0].Status != replay.StatusBudgetExhausted || rep.Results[0].Completed != 2 || rep.Replays != 2 {
 		t.Fatalf("JSON report: %+v", rep)
 	}
-	log, err := d.ledger.AccessLog(ctx, ledger.AccessFilter{Tenant: "acme"})
+	log, err := d.ledger.AccessLog(ctx, ledgerstore.AccessFilter{Tenant: "acme"})
 	if err != nil || len(log) != 6 { // the run, input and output; twice
 		t.Fatalf("access log: %v, %d rows", err, len(log))
 	}

@@ -14,8 +14,8 @@ import (
 	"go.opentelemetry.io/collector/config/configoptional"
 
 	"github.com/docketlabs/docket/contentstore"
-	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/storage/chdb"
 	"github.com/docketlabs/docket/ledger/storageconfig"
 	"github.com/docketlabs/docket/ui/apiclient"
@@ -62,7 +62,7 @@ func (l *localFlags) registerLedger(fs *pflag.FlagSet) {
 // localData is the opened local data. The operator has the data directory
 // in hand, so acts as an admin of every tenant; the name goes on record.
 type localData struct {
-	ledger   *ledger.Store
+	ledger   *ledgerstore.Store
 	content  contentstore.Store
 	operator access.Principal
 }
@@ -73,7 +73,7 @@ func (d *localData) close() {
 }
 
 // openLedger opens the ledger only, for commands that need no content.
-func (l *localFlags) openLedger(ctx context.Context) (*ledger.Store, access.Principal, error) {
+func (l *localFlags) openLedger(ctx context.Context) (*ledgerstore.Store, access.Principal, error) {
 	actor := l.actor
 	if actor == "" {
 		if u, err := user.Current(); err == nil {

@@ -104,7 +104,7 @@ type exception struct {
 }
 
 var exceptions = []exception{
-	{from: "processors/contentrefprocessor", to: "ledger", test: true, why: canarySuite},
+	{from: "processors/contentrefprocessor", to: "ledger/ledgerstore", test: true, why: canarySuite},
 	{from: "processors/contentrefprocessor", to: "ledger/access", test: true, why: canarySuite},
 	{from: "processors/contentrefprocessor", to: "ledger/storageconfig", test: true, why: canarySuite},
 	{from: "processors/contentrefprocessor", to: "ledger/ledgerexporter", test: true, why: canarySuite},

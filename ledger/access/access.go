@@ -17,6 +17,7 @@ import (
 
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 )
 
 // Role is what a person may do.
@@ -78,7 +79,7 @@ const (
 var ErrDenied = errors.New("access denied")
 
 // MaxReasonLen bounds the stated reason.
-const MaxReasonLen = ledger.MaxReasonLen
+const MaxReasonLen = ledgerstore.MaxReasonLen
 
 // ErrNoContentStore is returned when no content store is configured; the
 // attempt is still recorded.
@@ -88,13 +89,13 @@ var ErrNoContentStore = errors.New("access: no content store is configured")
 type Reader struct {
 	// Content may be nil: attempts are then checked, recorded and fail.
 	Content contentstore.Store
-	Ledger  *ledger.Store
+	Ledger  *ledgerstore.Store
 }
 
 // Reveal returns the content named by req if p may see it, recording the
 // attempt first. If the record cannot be written, no content is returned.
 func (r *Reader) Reveal(ctx context.Context, p Principal, req RevealRequest) ([]byte, error) {
-	e := ledger.AccessEntry{EventID: newEventID(), At: time.Now().UTC(), Actor: p.User, Role: string(p.Role), Action: "reveal",
+	e := ledgerstore.AccessEntry{EventID: newEventID(), At: time.Now().UTC(), Actor: p.User, Role: string(p.Role), Action: "reveal",
 		Tenant: req.Tenant, TraceID: req.TraceID, Ref: req.Ref, Reason: strings.TrimSpace(req.Reason)}
 	content, detail, err := r.check(ctx, p, req, e.Reason)
 	switch {
@@ -123,7 +124,7 @@ func (r *Reader) check(ctx context.Context, p Principal, req RevealRequest, reas
 		return nil, DetailInvalidInput, fmt.Errorf("%w: invalid request", ErrDenied)
 	}
 	ref, err := contentstore.ParseRef(req.Ref)
-	if err != nil || len(req.Ref) > ledger.MaxRefLen {
+	if err != nil || len(req.Ref) > ledgerstore.MaxRefLen {
 		return nil, DetailInvalidInput, fmt.Errorf("%w: the ref is not a content reference", ErrDenied)
 	}
 	if !p.CanReveal() {
@@ -207,7 +208,7 @@ const ActionView = "view"
 // RecordView records that p looked at the evidence of traceID in tenant.
 // Metadata carries no content, so no reason is required, but every look
 // at a complaint is on record.
-func RecordView(ctx context.Context, l *ledger.Store, p Principal, tenant, traceID string) error {
+func RecordView(ctx context.Context, l *ledgerstore.Store, p Principal, tenant, traceID string) error {
 	return record(ctx, l, p, ActionView, tenant, traceID, "")
 }
 
@@ -221,12 +222,12 @@ const (
 
 // RecordChange records an administrative change p made in tenant; detail
 // names what changed and never holds a secret.
-func RecordChange(ctx context.Context, l *ledger.Store, p Principal, action, tenant, detail string) error {
+func RecordChange(ctx context.Context, l *ledgerstore.Store, p Principal, action, tenant, detail string) error {
 	return record(ctx, l, p, action, tenant, "", detail)
 }
 
-func record(ctx context.Context, l *ledger.Store, p Principal, action, tenant, traceID, detail string) error {
-	e := ledger.AccessEntry{EventID: newEventID(), At: time.Now().UTC(), Actor: p.User, Role: string(p.Role), Action: action,
+func record(ctx context.Context, l *ledgerstore.Store, p Principal, action, tenant, traceID, detail string) error {
+	e := ledgerstore.AccessEntry{EventID: newEventID(), At: time.Now().UTC(), Actor: p.User, Role: string(p.Role), Action: action,
 		Tenant: tenant, TraceID: traceID, Outcome: OutcomeAllowed, Detail: detail}
 	if err := l.InsertAccess(ctx, e); err != nil {
 		return fmt.Errorf("access: record %s: %w", action, err)

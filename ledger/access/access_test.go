@@ -10,10 +10,11 @@ import (
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/contentstore/contentstoretest"
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/ledgertest"
 )
 
-var ledgerStore *ledger.Store
+var ledgerStore *ledgerstore.Store
 
 func TestMain(m *testing.M) { ledgertest.Main(m, &ledgerStore) }
 
@@ -73,7 +74,7 @@ func TestRevealChecksAndRecordsEveryAttempt(t *testing.T) {
 		t.Fatalf("auditor reveal: %v", err)
 	}
 
-	log, err := ledgerStore.AccessLog(ctx, ledger.AccessFilter{})
+	log, err := ledgerStore.AccessLog(ctx, ledgerstore.AccessFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestRevealOfDeletedContentIsRecordedAsFailed(t *testing.T) {
 	if !errors.Is(err, contentstore.ErrNotFound) {
 		t.Fatalf("got %v, want not found", err)
 	}
-	log, _ := ledgerStore.AccessLog(ctx, ledger.AccessFilter{Tenant: "acme"})
+	log, _ := ledgerStore.AccessLog(ctx, ledgerstore.AccessFilter{Tenant: "acme"})
 	if len(log) == 0 || log[0].Outcome != OutcomeFailed || log[0].Detail != DetailNotFound || log[0].Actor != "adm" {
 		t.Fatalf("newest log row: %+v", log)
 	}
@@ -178,7 +179,7 @@ func TestRevealRecordsMalformedAttempts(t *testing.T) {
 			t.Errorf("%s: %v; want a denial", tc.name, err)
 			continue
 		}
-		log, err := ledgerStore.AccessLog(ctx, ledger.AccessFilter{Actor: actor})
+		log, err := ledgerStore.AccessLog(ctx, ledgerstore.AccessFilter{Actor: actor})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +194,7 @@ func TestRevealRecordsMalformedAttempts(t *testing.T) {
 		}
 	}
 	// Nothing can write an unbounded or malformed entry past the checks.
-	for _, e := range []ledger.AccessEntry{
+	for _, e := range []ledgerstore.AccessEntry{
 		{EventID: "x1", At: time.Now(), Actor: "mallory", Action: "reveal", TraceID: "nope"},
 		{EventID: "x2", At: time.Now(), Actor: "mallory", Action: "reveal", Reason: long},
 		{EventID: "x3", At: time.Now(), Actor: "mallory", Action: "reveal", Ref: strings.Repeat("r", 5000)},

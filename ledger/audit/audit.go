@@ -25,8 +25,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/docketlabs/docket/internal/atomicfile"
-	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/queries"
 )
@@ -147,12 +147,12 @@ var (
 // tenant. The attempt is recorded in the access log whatever its outcome;
 // if the record of a completed export cannot be written, the bundle is
 // removed and an error returned.
-func Export(ctx context.Context, store *ledger.Store, p access.Principal, req Request, dir string) (Manifest, error) {
+func Export(ctx context.Context, store *ledgerstore.Store, p access.Principal, req Request, dir string) (Manifest, error) {
 	req.Reason = strings.TrimSpace(req.Reason)
 	req.From, req.To = req.From.UTC(), req.To.UTC()
 	// Milliseconds: the access log's precision, so that the manifest's
 	// generated_at and the entry's time are one value.
-	e := ledger.AccessEntry{EventID: newEventID(), At: time.Now().UTC().Truncate(time.Millisecond), Actor: p.User, Role: string(p.Role), Action: ActionExport,
+	e := ledgerstore.AccessEntry{EventID: newEventID(), At: time.Now().UTC().Truncate(time.Millisecond), Actor: p.User, Role: string(p.Role), Action: ActionExport,
 		Tenant: req.Tenant, Reason: req.Reason}
 	if e.Tenant == "" {
 		e.Tenant = access.AllTenants
@@ -183,7 +183,7 @@ func Export(ctx context.Context, store *ledger.Store, p access.Principal, req Re
 
 // record writes the access-log entry of an attempt that did not produce a
 // bundle and returns why it did not.
-func record(ctx context.Context, store *ledger.Store, e ledger.AccessEntry, cause error) error {
+func record(ctx context.Context, store *ledgerstore.Store, e ledgerstore.AccessEntry, cause error) error {
 	if err := store.InsertAccess(ctx, e); err != nil {
 		return fmt.Errorf("audit: record the attempt: %w (attempt: %w)", err, cause)
 	}

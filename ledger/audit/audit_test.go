@@ -16,6 +16,7 @@ import (
 	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/queries"
 )
@@ -412,13 +413,13 @@ func TestVerifyChecksTheExpectedRoot(t *testing.T) {
 }
 
 // accessEntries returns the access-log entries of actor, newest first.
-func accessEntries(t *testing.T, tenant, actor string) []ledger.AccessEntry {
+func accessEntries(t *testing.T, tenant, actor string) []ledgerstore.AccessEntry {
 	t.Helper()
-	all, err := store.AccessLog(context.Background(), ledger.AccessFilter{Tenant: tenant})
+	all, err := store.AccessLog(context.Background(), ledgerstore.AccessFilter{Tenant: tenant})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []ledger.AccessEntry
+	var out []ledgerstore.AccessEntry
 	for _, e := range all {
 		if e.Actor == actor {
 			out = append(out, e)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 )
 
 // A bundle holds the calls as first recorded and, in conflicts.<ext>, the
@@ -37,8 +38,8 @@ func TestExportCarriesConflicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c ledger.Conflict
-	if err := json.Unmarshal(b, &c); err != nil || c.SpanID != orig.SpanID || c.ConflictingService != "intruder" || c.Source != ledger.SourceCalls {
+	var c ledgerstore.Conflict
+	if err := json.Unmarshal(b, &c); err != nil || c.SpanID != orig.SpanID || c.ConflictingService != "intruder" || c.Source != ledgerstore.SourceCalls {
 		t.Fatalf("conflicts file: %s %v", b, err)
 	}
 	if _, err := Verify(context.Background(), dir, engineOnly(store.Engine())); err != nil {

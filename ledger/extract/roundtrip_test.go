@@ -12,11 +12,12 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/ledgertest"
 )
 
 // One embedded engine per test process: chDB allows one data directory.
-var testStore *ledger.Store
+var testStore *ledgerstore.Store
 
 func TestMain(m *testing.M) { ledgertest.Main(m, &testStore) }
 

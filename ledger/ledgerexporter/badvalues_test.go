@@ -23,6 +23,7 @@ import (
 	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/internal/spantest"
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/storage/chdb"
 	"github.com/docketlabs/docket/ledger/storageconfig"
 	"github.com/docketlabs/docket/ledger/views"
@@ -228,7 +229,7 @@ func TestBadValuesAreFlaggedNotStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	store := ledger.NewStore(eng)
+	store := ledgerstore.New(eng)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			list, _, err := views.ListCalls(ctx, store, views.Filter{Tenants: []string{views.AllTenants}, Tenant: tenantOf(tc.name)}, views.MaxLimit, "")

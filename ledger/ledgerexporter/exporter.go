@@ -23,6 +23,7 @@ import (
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/extract"
 	"github.com/docketlabs/docket/ledger/ledgerexporter/internal/metadata"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/pricing"
 	"github.com/docketlabs/docket/ledger/storageconfig"
 )
@@ -36,7 +37,7 @@ type ledgerExporter struct {
 	meter metric.Meter
 
 	storeMu   sync.Mutex
-	store     *ledger.Store
+	store     *ledgerstore.Store
 	extractor *extract.Extractor
 
 	linker *requestLinker
@@ -118,7 +119,7 @@ func loadPrices(path string) (*pricing.Table, error) {
 }
 
 // openStore returns the store, opening it if start could not.
-func (e *ledgerExporter) openStore(ctx context.Context) (*ledger.Store, error) {
+func (e *ledgerExporter) openStore(ctx context.Context) (*ledgerstore.Store, error) {
 	e.storeMu.Lock()
 	defer e.storeMu.Unlock()
 	if e.store == nil {

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/docketlabs/docket/internal/shorttest"
-	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/ledger/storage/chdb"
 	"github.com/docketlabs/docket/ledger/storage/storagetest"
@@ -21,11 +21,11 @@ import (
 
 // Main opens a migrated ledger in a temporary directory, sets *store, runs
 // the tests and exits with their code, removing the directory.
-func Main(m *testing.M, store **ledger.Store) {
+func Main(m *testing.M, store **ledgerstore.Store) {
 	os.Exit(run(m, store))
 }
 
-func run(m *testing.M, store **ledger.Store) int {
+func run(m *testing.M, store **ledgerstore.Store) int {
 	if shorttest.SkipPackage(shorttest.ChDB) {
 		return 0
 	}
@@ -49,7 +49,7 @@ func run(m *testing.M, store **ledger.Store) int {
 		return 1
 	}
 	defer closeTarget()
-	*store = ledger.NewStore(target)
+	*store = ledgerstore.New(target)
 	if err := (*store).Migrate(context.Background()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

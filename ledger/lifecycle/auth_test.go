@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 )
 
 func TestOnlyAdminsOfTheTenantChangeStateAndEveryAttemptIsRecorded(t *testing.T) {
@@ -139,7 +139,7 @@ func TestBadRequestsGetClearErrorsThatCarryNoValues(t *testing.T) {
 			}
 		}
 	}
-	log, err := ledgerStore.AccessLog(ctx, ledger.AccessFilter{})
+	log, err := ledgerStore.AccessLog(ctx, ledgerstore.AccessFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,12 +18,13 @@ import (
 	"github.com/docketlabs/docket/internal/s3test"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/ledgertest"
 )
 
 // One chDB session per process: every test shares this ledger and isolates
 // itself by using tenants of its own.
-var ledgerStore *ledger.Store
+var ledgerStore *ledgerstore.Store
 
 func TestMain(m *testing.M) { ledgertest.Main(m, &ledgerStore) }
 
@@ -218,13 +219,13 @@ func eventCounts(evs []ContentEvent) map[string]int {
 
 // accessEntries returns the access-log rows of the fixture's tenant for an
 // action, oldest first.
-func (f *fixture) accessEntries(action string) []ledger.AccessEntry {
+func (f *fixture) accessEntries(action string) []ledgerstore.AccessEntry {
 	f.t.Helper()
-	log, err := ledgerStore.AccessLog(ctx, ledger.AccessFilter{Tenant: f.tenant})
+	log, err := ledgerStore.AccessLog(ctx, ledgerstore.AccessFilter{Tenant: f.tenant})
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	var out []ledger.AccessEntry
+	var out []ledgerstore.AccessEntry
 	for _, e := range log {
 		if e.Action == action {
 			out = append(out, e)

@@ -40,6 +40,7 @@ import (
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/queries"
 )
@@ -57,7 +58,7 @@ type Options struct {
 // Manager carries out and records lifecycle operations on one ledger and
 // one content store. It is safe for concurrent use.
 type Manager struct {
-	ledger  *ledger.Store
+	ledger  *ledgerstore.Store
 	eng     storage.Engine
 	content contentstore.Store
 	policy  Policy
@@ -79,7 +80,7 @@ type Manager struct {
 }
 
 // New returns a Manager. The ledger must be migrated.
-func New(l *ledger.Store, content contentstore.Store, opts Options) (*Manager, error) {
+func New(l *ledgerstore.Store, content contentstore.Store, opts Options) (*Manager, error) {
 	if l == nil || content == nil {
 		return nil, errors.New("lifecycle: a ledger and a content store are required")
 	}
@@ -148,7 +149,7 @@ type attempt struct {
 // denied, before anything changes. bad is a validation error found by the
 // caller; it is recorded as an invalid request.
 func (m *Manager) authorize(ctx context.Context, p access.Principal, a attempt, bad error) error {
-	e := ledger.AccessEntry{EventID: newID(""), At: m.stamp(), Actor: p.User, Role: string(p.Role), Action: a.action,
+	e := ledgerstore.AccessEntry{EventID: newID(""), At: m.stamp(), Actor: p.User, Role: string(p.Role), Action: a.action,
 		Tenant: a.tenant, TraceID: a.traceID, Reason: a.reason, Outcome: access.OutcomeAllowed, Detail: a.detail}
 	var denied error
 	switch {
@@ -184,7 +185,7 @@ func (m *Manager) authorize(ctx context.Context, p access.Principal, a attempt, 
 
 // recordFailure notes in the access log that an allowed operation failed.
 func (m *Manager) recordFailure(ctx context.Context, p access.Principal, a attempt) {
-	e := ledger.AccessEntry{EventID: newID(""), At: m.stamp(), Actor: p.User, Role: string(p.Role), Action: a.action,
+	e := ledgerstore.AccessEntry{EventID: newID(""), At: m.stamp(), Actor: p.User, Role: string(p.Role), Action: a.action,
 		Tenant: a.tenant, TraceID: a.traceID, Reason: a.reason, Outcome: access.OutcomeFailed, Detail: a.detail}
 	if err := m.ledger.InsertAccess(context.WithoutCancel(ctx), e); err != nil {
 		m.logger.Error("lifecycle: record failure in access log", "action", a.action, "err", err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 )
 
 // An attacker who can reach the OTLP port re-sends a real call's span key
@@ -76,14 +77,14 @@ func TestRewrittenResendKeepsTheOriginal(t *testing.T) {
 	if len(conflicts) != 2 {
 		t.Fatalf("%d conflicts, want the call's and the span's: %+v", len(conflicts), conflicts)
 	}
-	slices.SortFunc(conflicts, func(a, b ledger.Conflict) int { return strings.Compare(b.Source, a.Source) })
+	slices.SortFunc(conflicts, func(a, b ledgerstore.Conflict) int { return strings.Compare(b.Source, a.Source) })
 	c := conflicts[0]
-	if c.Source != ledger.SourceCalls || c.Tenant != f.tenant || c.SpanID != orig.SpanID || c.ConflictingService != "intruder" ||
+	if c.Source != ledgerstore.SourceCalls || c.Tenant != f.tenant || c.SpanID != orig.SpanID || c.ConflictingService != "intruder" ||
 		!c.ReceivedAt.Equal(forged.IngestedAt) || !c.OriginalIngestedAt.Equal(orig.IngestedAt.Truncate(time.Millisecond)) ||
 		len(c.OriginalHash) != 64 || len(c.ConflictingHash) != 64 || c.OriginalHash == c.ConflictingHash {
 		t.Fatalf("call conflict: %+v", c)
 	}
-	if s := conflicts[1]; s.Source != ledger.SourceEvidence || s.SpanID != spans[0].SpanID || !s.ReceivedAt.Equal(forged.IngestedAt) {
+	if s := conflicts[1]; s.Source != ledgerstore.SourceEvidence || s.SpanID != spans[0].SpanID || !s.ReceivedAt.Equal(forged.IngestedAt) {
 		t.Fatalf("span conflict: %+v", s)
 	}
 	// Retention long past: the held call stays as it was, the other goes.

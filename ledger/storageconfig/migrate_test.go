@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/ledgertest"
 	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/queries"
@@ -48,7 +49,7 @@ func TestFirstWriteWinsMigration(t *testing.T) {
 func checkMigration(t *testing.T, eng storage.Engine, m7 queries.Migration, crash int) {
 	t.Helper()
 	ctx := context.Background()
-	store := ledger.NewStore(eng)
+	store := ledgerstore.New(eng)
 	if err := store.MigrateTo(ctx, 6); err != nil {
 		t.Fatal(err)
 	}

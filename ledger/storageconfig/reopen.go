@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/storage"
 )
 
@@ -89,7 +89,7 @@ func (r *Reopening) get(ctx context.Context, now bool) (storage.Engine, error) {
 }
 
 // Store is a ledger store on this storage.
-func (r *Reopening) Store() *ledger.Store { return ledger.NewStore(r) }
+func (r *Reopening) Store() *ledgerstore.Store { return ledgerstore.New(r) }
 
 func (r *Reopening) Exec(ctx context.Context, query string) error {
 	e, err := r.get(ctx, false)

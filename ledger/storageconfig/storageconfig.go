@@ -11,7 +11,7 @@ import (
 
 	"go.opentelemetry.io/collector/config/configopaque"
 
-	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/storage/chdb"
 	"github.com/docketlabs/docket/ledger/storage/clickhouse"
 	"github.com/docketlabs/docket/queries"
@@ -80,24 +80,24 @@ func (c Config) EmbeddedPath() string {
 }
 
 // Open opens the engine and applies pending migrations.
-func Open(ctx context.Context, c Config) (*ledger.Store, error) {
+func Open(ctx context.Context, c Config) (*ledgerstore.Store, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	var store *ledger.Store
+	var store *ledgerstore.Store
 	if c.ClickHouse != nil {
 		ch := c.ClickHouse
 		eng, err := clickhouse.Open(ctx, string(ch.DSN), clickhouse.Options{AllowUnauthenticated: ch.AllowUnauthenticated, Cluster: ch.Cluster != ""})
 		if err != nil {
 			return nil, err
 		}
-		store = ledger.NewClusterStore(eng, queries.Schema{Cluster: ch.Cluster})
+		store = ledgerstore.NewCluster(eng, queries.Schema{Cluster: ch.Cluster})
 	} else {
 		eng, err := chdb.Open(c.EmbeddedPath())
 		if err != nil {
 			return nil, err
 		}
-		store = ledger.NewStore(eng)
+		store = ledgerstore.New(eng)
 	}
 	if err := store.Migrate(ctx); err != nil {
 		_ = store.Engine().Close()

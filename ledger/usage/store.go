@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/queries"
 )
@@ -22,7 +22,7 @@ import (
 // provenance. imp names the actor, source, origin and provider; Save sets
 // its ID, time and row count and, unless given, the days it covers (those
 // of the rows). It returns the import as recorded.
-func Save(ctx context.Context, st *ledger.Store, imp Import, rows []Row) (Import, error) {
+func Save(ctx context.Context, st *ledgerstore.Store, imp Import, rows []Row) (Import, error) {
 	if err := CheckProvider(imp.Provider); err != nil {
 		return imp, err
 	}
@@ -75,7 +75,7 @@ func Save(ctx context.Context, st *ledger.Store, imp Import, rows []Row) (Import
 }
 
 // Imports lists the latest imports, newest first; provider "" means all.
-func Imports(ctx context.Context, st *ledger.Store, provider string, limit int) ([]Import, error) {
+func Imports(ctx context.Context, st *ledgerstore.Store, provider string, limit int) ([]Import, error) {
 	if limit <= 0 || limit > 1000 {
 		limit = 100
 	}
@@ -88,7 +88,7 @@ func Imports(ctx context.Context, st *ledger.Store, provider string, limit int) 
 
 // Import pulls the days [from, to) and saves them as one import by actor,
 // covering exactly those days.
-func (c Client) Import(ctx context.Context, st *ledger.Store, from, to time.Time, actor string) (Import, error) {
+func (c Client) Import(ctx context.Context, st *ledgerstore.Store, from, to time.Time, actor string) (Import, error) {
 	rows, err := c.Pull(ctx, from, to)
 	if err != nil {
 		return Import{}, err
@@ -99,7 +99,7 @@ func (c Client) Import(ctx context.Context, st *ledger.Store, from, to time.Time
 
 // ImportFile parses a provider's CSV export at path and saves it as one
 // import by actor (see ImportCSV).
-func ImportFile(ctx context.Context, st *ledger.Store, provider, path, actor string) (Import, error) {
+func ImportFile(ctx context.Context, st *ledgerstore.Store, provider, path, actor string) (Import, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return Import{}, fmt.Errorf("usage: %w", err)
@@ -111,7 +111,7 @@ func ImportFile(ctx context.Context, st *ledger.Store, provider, path, actor str
 // ImportCSV parses a provider's CSV export named name and saves it as one
 // import by actor; the provenance names the file and its SHA-256, so the
 // import can be matched to the very file later.
-func ImportCSV(ctx context.Context, st *ledger.Store, provider, name string, r io.Reader, actor string) (Import, error) {
+func ImportCSV(ctx context.Context, st *ledgerstore.Store, provider, name string, r io.Reader, actor string) (Import, error) {
 	h := sha256.New()
 	rows, err := ParseCSV(provider, io.TeeReader(r, h))
 	if err != nil {

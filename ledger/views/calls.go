@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/storage"
 )
 
@@ -51,7 +52,7 @@ type lookup struct {
 // DefaultListLimit; more than MaxLimit means MaxLimit). before is "" for the
 // first page, else the next token of the previous page; next is "" on the
 // last page.
-func ListCalls(ctx context.Context, store *ledger.Store, f Filter, limit int, before string) (calls []CallSummary, next string, err error) {
+func ListCalls(ctx context.Context, store *ledgerstore.Store, f Filter, limit int, before string) (calls []CallSummary, next string, err error) {
 	if limit, err = pageSize(limit, DefaultListLimit); err != nil {
 		return nil, "", err
 	}
@@ -83,7 +84,7 @@ func pageSize(limit, def int) (int, error) {
 	return min(limit, MaxLimit), nil
 }
 
-func listCalls(ctx context.Context, store *ledger.Store, f Filter, after *cursor, limit int) ([]CallSummary, error) {
+func listCalls(ctx context.Context, store *ledgerstore.Store, f Filter, after *cursor, limit int) ([]CallSummary, error) {
 	params := map[string]any{
 		"paged": uint32(0), "before_time": minTime, "before_tenant": "", "before_trace_id": "", "before_span_id": "",
 		"limit": uint32(limit),
@@ -99,7 +100,7 @@ func listCalls(ctx context.Context, store *ledger.Store, f Filter, after *cursor
 }
 
 // searchCalls is the first page of the calls l finds among those f selects.
-func searchCalls(ctx context.Context, store *ledger.Store, f Filter, l lookup, limit int) ([]CallSummary, error) {
+func searchCalls(ctx context.Context, store *ledgerstore.Store, f Filter, l lookup, limit int) ([]CallSummary, error) {
 	params := map[string]any{
 		"trace_id": l.traceID, "response_id": l.responseID, "end_user_ref": l.endUserRef, "limit": uint32(limit),
 	}
@@ -135,7 +136,7 @@ const (
 // no trace is still tried as the other two, since response IDs and hashed
 // end-user references can look the same. When nothing is found, kind is the
 // first reading tried.
-func Search(ctx context.Context, store *ledger.Store, q string, from, to time.Time, tenants []string, limit int) (kind string, results []CallSummary, err error) {
+func Search(ctx context.Context, store *ledgerstore.Store, q string, from, to time.Time, tenants []string, limit int) (kind string, results []CallSummary, err error) {
 	if err = CheckQuery(q); err != nil {
 		return "", nil, err
 	}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/storage"
 )
 
@@ -49,7 +49,7 @@ const MaxCostRows = 10000
 
 // Costs sums the calls f selects per day, model (the response model, else
 // the requested one) or tenant, in key order, with their total.
-func Costs(ctx context.Context, store *ledger.Store, f Filter, group string) (CostReport, error) {
+func Costs(ctx context.Context, store *ledgerstore.Store, f Filter, group string) (CostReport, error) {
 	switch group {
 	case GroupDay, GroupModel, GroupTenant:
 	default:
@@ -111,7 +111,7 @@ const MaxPoints = 2000
 // range (From, or the first call's bucket) to its end (To, or the last
 // call's bucket) has a point, zero when no call fell in it; a range of more
 // than MaxPoints buckets is refused.
-func Timeseries(ctx context.Context, store *ledger.Store, f Filter, bucket string) (Series, error) {
+func Timeseries(ctx context.Context, store *ledgerstore.Store, f Filter, bucket string) (Series, error) {
 	var width time.Duration
 	switch bucket {
 	case BucketHour:

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/storage"
 )
 
@@ -23,7 +23,7 @@ const MaxFacetValues = 500
 
 // Facets lists the values of the calls f selects. Models are response and
 // request models alike, as Filter.Model matches either.
-func Facets(ctx context.Context, store *ledger.Store, f Filter) (FacetValues, error) {
+func Facets(ctx context.Context, store *ledgerstore.Store, f Filter) (FacetValues, error) {
 	var rows []FacetValues
 	if err := query(ctx, store, "views_facets", f, map[string]any{"max": uint32(MaxFacetValues)}, storage.DecodeRows(&rows)); err != nil {
 		return FacetValues{}, err

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/storage"
 )
 
@@ -35,7 +35,7 @@ type LatencyReport struct {
 }
 
 // Latency reports the durations of the calls f selects.
-func Latency(ctx context.Context, store *ledger.Store, f Filter) (LatencyReport, error) {
+func Latency(ctx context.Context, store *ledgerstore.Store, f Filter) (LatencyReport, error) {
 	bounds := make([]string, len(LatencyBoundsMS))
 	for i, b := range LatencyBoundsMS {
 		bounds[i] = strconv.FormatInt(b, 10)

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/queries"
 )
@@ -140,7 +141,7 @@ func (f Filter) params() (map[string]any, error) {
 }
 
 // query runs the named views query (see bind), calling fn with each row.
-func query(ctx context.Context, store *ledger.Store, name string, f Filter, params map[string]any, fn func(row []byte) error) error {
+func query(ctx context.Context, store *ledgerstore.Store, name string, f Filter, params map[string]any, fn func(row []byte) error) error {
 	q, err := bind(name, f, params)
 	if err != nil {
 		return err

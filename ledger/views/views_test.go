@@ -12,12 +12,13 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/ledgertest"
 	"github.com/docketlabs/docket/ledger/pricing"
 	"github.com/docketlabs/docket/queries"
 )
 
-var store *ledger.Store
+var store *ledgerstore.Store
 
 func TestMain(m *testing.M) { ledgertest.Main(m, &store) }
 

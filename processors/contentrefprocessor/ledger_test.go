@@ -19,9 +19,9 @@ import (
 
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/internal/conventions"
-	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/ledgerexporter"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/ledgertest"
 	"github.com/docketlabs/docket/ledger/storageconfig"
 )
@@ -82,7 +82,7 @@ func TestCanaryThroughTheLedgerAndTheAuditedReveal(t *testing.T) {
 	}
 
 	written := time.Now()
-	store := ledger.NewStore(eng)
+	store := ledgerstore.New(eng)
 	reader := &access.Reader{Content: st, Ledger: store}
 	auditor := access.Principal{User: "canary-auditor", Role: access.RoleAuditor, Tenants: []string{"acme"}}
 	const reason = "canary suite: every canary through its call"
@@ -117,7 +117,7 @@ func TestCanaryThroughTheLedgerAndTheAuditedReveal(t *testing.T) {
 		}
 	}
 
-	log, err := store.AccessLog(ctx, ledger.AccessFilter{Tenant: "acme", Actor: auditor.User, Action: "reveal", Limit: 1 << 20})
+	log, err := store.AccessLog(ctx, ledgerstore.AccessFilter{Tenant: "acme", Actor: auditor.User, Action: "reveal", Limit: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
-	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/storageconfig"
 	"github.com/docketlabs/docket/ledger/usage"
 	"github.com/docketlabs/docket/reconcile"
@@ -25,7 +25,7 @@ type reconcileExtension struct {
 	set   extension.Settings
 	actor string
 	now   func() time.Time
-	store *ledger.Store
+	store *ledgerstore.Store
 	pulls []usage.Client
 	stop  context.CancelFunc
 	done  chan struct{}

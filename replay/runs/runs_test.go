@@ -10,12 +10,13 @@ import (
 	"github.com/docketlabs/docket/fakeprovider"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/ledgertest"
 	"github.com/docketlabs/docket/replay"
 	"github.com/docketlabs/docket/replay/replaytest"
 )
 
-var store *ledger.Store
+var store *ledgerstore.Store
 
 func TestMain(m *testing.M) { ledgertest.Main(m, &store) }
 

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/lifecycle"
 	"github.com/docketlabs/docket/ui/auth"
 )
@@ -190,10 +190,10 @@ func (a *api) accessLog(r *http.Request, s auth.Session) (int, any, error) {
 	if limit == 0 || limit > 5000 {
 		limit = 200
 	}
-	entries, err := perTenant(r, s, func(t string) ([]ledger.AccessEntry, error) {
-		return a.Ledger.AccessLog(r.Context(), ledger.AccessFilter{Tenant: t, Actor: q.Get("actor"), Action: q.Get("action"),
+	entries, err := perTenant(r, s, func(t string) ([]ledgerstore.AccessEntry, error) {
+		return a.Ledger.AccessLog(r.Context(), ledgerstore.AccessFilter{Tenant: t, Actor: q.Get("actor"), Action: q.Get("action"),
 			Outcome: q.Get("outcome"), Since: since, Limit: limit})
-	}, func(e ledger.AccessEntry) time.Time { return e.At })
+	}, func(e ledgerstore.AccessEntry) time.Time { return e.At })
 	if err != nil {
 		return 0, nil, err
 	}

@@ -16,8 +16,8 @@ import (
 
 	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/contentstore"
-	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/lifecycle"
 	"github.com/docketlabs/docket/ledger/storageconfig"
 	"github.com/docketlabs/docket/ledger/views"
@@ -27,7 +27,7 @@ import (
 
 // Deps are what the API serves from.
 type Deps struct {
-	Ledger *ledger.Store
+	Ledger *ledgerstore.Store
 	// LedgerState tells whether the ledger is open; nil means it is.
 	LedgerState func() storageconfig.State
 	// Content is the content store; nil means content cannot be revealed

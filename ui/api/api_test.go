@@ -24,12 +24,13 @@ import (
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/audit"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/ledgertest"
 	"github.com/docketlabs/docket/ledger/lifecycle"
 	"github.com/docketlabs/docket/ui/auth"
 )
 
-var store *ledger.Store
+var store *ledgerstore.Store
 
 func TestMain(m *testing.M) { ledgertest.Main(m, &store) }
 
@@ -291,7 +292,7 @@ func TestEvidenceAndTenantIsolation(t *testing.T) {
 	if code, _ := gus.do("GET", "/api/v1/evidence/"+randomTrace(), nil); code != http.StatusNotFound {
 		t.Fatalf("unknown trace: %d, want 404", code)
 	}
-	log, err := store.AccessLog(context.Background(), ledger.AccessFilter{Tenant: "acme", Actor: "vera", Action: access.ActionView})
+	log, err := store.AccessLog(context.Background(), ledgerstore.AccessFilter{Tenant: "acme", Actor: "vera", Action: access.ActionView})
 	if err != nil || len(log) != 1 || log[0].TraceID != f.trace {
 		t.Fatalf("view not on record: %+v %v", log, err)
 	}
@@ -327,7 +328,7 @@ func TestRevealNeedsRoleReasonAndCSRF(t *testing.T) {
 	if got["content"] != string(contentstore.Canonicalize(f.input)) {
 		t.Fatalf("revealed %q", got["content"])
 	}
-	log, err := store.AccessLog(context.Background(), ledger.AccessFilter{Tenant: "acme", Action: "reveal"})
+	log, err := store.AccessLog(context.Background(), ledgerstore.AccessFilter{Tenant: "acme", Action: "reveal"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -433,7 +434,7 @@ func TestAdminPages(t *testing.T) {
 	}
 	code, body = admin.do("GET", "/api/v1/access-log?actor=admin&action=hold_create", nil)
 	entries := decodeJSON[struct {
-		Entries []ledger.AccessEntry `json:"entries"`
+		Entries []ledgerstore.AccessEntry `json:"entries"`
 	}](t, body)
 	if code != http.StatusOK || len(entries.Entries) == 0 {
 		t.Fatalf("access log filtered by actor and action: %d %s", code, body)
@@ -465,7 +466,7 @@ func TestMalformedRevealIsRecorded(t *testing.T) {
 			t.Fatalf("reveal of %q: %d %s", ref, code, body)
 		}
 	}
-	log, err := store.AccessLog(context.Background(), ledger.AccessFilter{Actor: "aude", Action: "reveal"})
+	log, err := store.AccessLog(context.Background(), ledgerstore.AccessFilter{Actor: "aude", Action: "reveal"})
 	if err != nil {
 		t.Fatal(err)
 	}

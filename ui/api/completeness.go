@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/completeness"
-	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ui/auth"
 )
 
@@ -16,10 +16,10 @@ import (
 // ledger holds of the calls received in the same range.
 type completenessBody struct {
 	// Collector is nil when no collector runs in this process.
-	Collector *completeness.Snapshot `json:"collector"`
-	From      time.Time              `json:"from"`
-	To        time.Time              `json:"to"`
-	Ledger    []ledger.TenantCounts  `json:"ledger"`
+	Collector *completeness.Snapshot     `json:"collector"`
+	From      time.Time                  `json:"from"`
+	To        time.Time                  `json:"to"`
+	Ledger    []ledgerstore.TenantCounts `json:"ledger"`
 }
 
 // completenessReport answers GET /api/v1/completeness?from=&to=. The range
@@ -54,6 +54,6 @@ func (a *api) completenessReport(r *http.Request, s auth.Session) (int, any, err
 	if b.Ledger, err = a.Ledger.CountByTenant(r.Context(), b.From, b.To); err != nil {
 		return 0, nil, err
 	}
-	b.Ledger = slices.DeleteFunc(b.Ledger, func(t ledger.TenantCounts) bool { return !keep(t.Tenant) })
+	b.Ledger = slices.DeleteFunc(b.Ledger, func(t ledgerstore.TenantCounts) bool { return !keep(t.Tenant) })
 	return http.StatusOK, b, nil
 }

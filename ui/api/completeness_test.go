@@ -8,6 +8,7 @@ import (
 
 	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 )
 
 // TestCompletenessNarrowedToGrantedTenants: a viewer of acme sees acme's
@@ -19,8 +20,8 @@ func TestCompletenessNarrowedToGrantedTenants(t *testing.T) {
 	f.account.Add("globex", completeness.Received, 5)
 	f.account.Add("", completeness.RefusedAuth, 3)
 	type body struct {
-		Collector *completeness.Snapshot `json:"collector"`
-		Ledger    []ledger.TenantCounts  `json:"ledger"`
+		Collector *completeness.Snapshot     `json:"collector"`
+		Ledger    []ledgerstore.TenantCounts `json:"ledger"`
 	}
 	// Calls received in an hour no other test writes to.
 	at := time.Date(2024, 1, 2, 10, 0, 0, 0, time.UTC)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 )
 
 // A rewrite of a recorded call shows on the evidence page as a conflict,
@@ -43,7 +44,7 @@ func TestEvidenceShowsConflicts(t *testing.T) {
 	if len(ev.Conflicts) != 1 {
 		t.Fatalf("conflicts: %+v", ev.Conflicts)
 	}
-	if c := ev.Conflicts[0]; c.Tenant != "acme" || c.SpanID != forged.SpanID || c.ConflictingService != "intruder" || c.Source != ledger.SourceCalls {
+	if c := ev.Conflicts[0]; c.Tenant != "acme" || c.SpanID != forged.SpanID || c.ConflictingService != "intruder" || c.Source != ledgerstore.SourceCalls {
 		t.Fatalf("conflict: %+v", c)
 	}
 }

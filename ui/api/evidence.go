@@ -15,6 +15,7 @@ import (
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/decimal"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/lifecycle"
 	"github.com/docketlabs/docket/ledger/views"
 	"github.com/docketlabs/docket/replay"
@@ -50,8 +51,8 @@ type Evidence struct {
 	Replays       []replay.Record       `json:"replays"`
 	// Conflicts are rows received under a key of this trace with other
 	// content; the rows shown are the first ones received.
-	Conflicts []ledger.Conflict `json:"conflicts"`
-	Totals    Totals            `json:"totals"`
+	Conflicts []ledgerstore.Conflict `json:"conflicts"`
+	Totals    Totals                 `json:"totals"`
 	// CanReveal says whether the session may reveal content of every
 	// tenant in this trace.
 	CanReveal bool `json:"can_reveal"`

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ui/auth"
 )
 
@@ -41,9 +41,9 @@ func (c *client) createToken(name string, grants auth.Grants) string {
 	return res.Token
 }
 
-func (f *fixture) accessEntries(t *testing.T, actor string) []ledger.AccessEntry {
+func (f *fixture) accessEntries(t *testing.T, actor string) []ledgerstore.AccessEntry {
 	t.Helper()
-	entries, err := store.AccessLog(t.Context(), ledger.AccessFilter{Actor: actor, Limit: 100})
+	entries, err := store.AccessLog(t.Context(), ledgerstore.AccessFilter{Actor: actor, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

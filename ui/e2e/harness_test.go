@@ -29,6 +29,7 @@ import (
 	"github.com/docketlabs/docket/ui/auth"
 
 	"github.com/docketlabs/docket/internal/proctest"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 )
 
 // stack is docket (collector + ledger + content store + UI) and the
@@ -291,7 +292,7 @@ func (s *stack) waitConflicts(c *apiclient.Client, traceID string, n int) {
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
 		var ev struct {
-			Conflicts []ledger.Conflict `json:"conflicts"`
+			Conflicts []ledgerstore.Conflict `json:"conflicts"`
 		}
 		if err := c.Get(context.Background(), "/api/v1/evidence/"+traceID, &ev); err == nil && len(ev.Conflicts) >= n {
 			return

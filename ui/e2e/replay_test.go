@@ -12,6 +12,7 @@ import (
 
 	"github.com/docketlabs/docket/internal/proctest"
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/replay"
 	"github.com/docketlabs/docket/replay/distribution"
 	"github.com/docketlabs/docket/replay/genai"
@@ -128,7 +129,7 @@ func TestReplayFromTheComplaintPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log struct {
-		Entries []ledger.AccessEntry `json:"entries"`
+		Entries []ledgerstore.AccessEntry `json:"entries"`
 	}
 	if err := admin.Get(ctx, "/api/v1/access-log?action="+replay.ActionReplay, &log); err != nil {
 		t.Fatal(err)

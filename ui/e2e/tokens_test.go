@@ -16,7 +16,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ui/apiclient"
 )
 
@@ -142,7 +142,7 @@ func TestTokenExportFromRunningInstance(t *testing.T) {
 
 	// The export is on record under the service account.
 	var log struct {
-		Entries []ledger.AccessEntry `json:"entries"`
+		Entries []ledgerstore.AccessEntry `json:"entries"`
 	}
 	if err := admin.Get(context.Background(), "/api/v1/access-log?actor=service:audit-cli&action=export", &log); err != nil || len(log.Entries) != 1 {
 		t.Fatalf("access log of the token's export: %v %+v", err, log.Entries)

@@ -18,8 +18,8 @@ import (
 
 	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/contentstore"
-	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/lifecycle"
 	"github.com/docketlabs/docket/ledger/pricing"
 	"github.com/docketlabs/docket/ledger/storageconfig"
@@ -57,7 +57,7 @@ func create(_ context.Context, set extension.Settings, cfg component.Config) (ex
 type uiExtension struct {
 	cfg    *Config
 	set    extension.Settings
-	store  *ledger.Store
+	store  *ledgerstore.Store
 	ledger *storageconfig.Reopening
 	watch  chan struct{} // closed to stop watching the ledger's state
 	server *api.Server
@@ -157,7 +157,7 @@ func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
 
 // replays is the replay service of the complaint pages, with the
 // providers' endpoints and keys from the environment as `docket replay`.
-func (u *uiExtension) replays(store *ledger.Store, content contentstore.Store) (*runs.Manager, error) {
+func (u *uiExtension) replays(store *ledgerstore.Store, content contentstore.Store) (*runs.Manager, error) {
 	clients, err := replay.ClientsFromEnv(providers.API(u.cfg.Replay.OpenAIAPI), false, os.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("docketui: replay: %w", err)

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/ledger/storage/chdb"
 	"github.com/docketlabs/docket/ledger/storage/clickhouse"
@@ -231,7 +232,7 @@ func settings(t *testing.T, eng storage.Engine) {
 // store: the ledger's own reads and writes, times included.
 func store(t *testing.T, eng storage.Engine) {
 	ctx := context.Background()
-	s := ledger.NewStore(eng)
+	s := ledgerstore.New(eng)
 	for range 2 {
 		if err := s.Migrate(ctx); err != nil {
 			t.Fatal(err)
@@ -276,12 +277,12 @@ func store(t *testing.T, eng storage.Engine) {
 	if err != nil || len(spans) != 1 || !spans[0].StartTime.Equal(at) {
 		t.Fatalf("evidence %+v %v", spans, err)
 	}
-	entry := ledger.AccessEntry{EventID: unique(), At: at.Truncate(time.Millisecond), Actor: "auditor", Role: "audit", Action: "reveal", Tenant: "conformance-" + trace,
+	entry := ledgerstore.AccessEntry{EventID: unique(), At: at.Truncate(time.Millisecond), Actor: "auditor", Role: "audit", Action: "reveal", Tenant: "conformance-" + trace,
 		TraceID: trace, Ref: "r", Reason: "complaint", Outcome: "allowed", Detail: "ok"}
 	if err = s.InsertAccess(ctx, entry); err != nil {
 		t.Fatal(err)
 	}
-	log, err := s.AccessLog(ctx, ledger.AccessFilter{Tenant: entry.Tenant})
+	log, err := s.AccessLog(ctx, ledgerstore.AccessFilter{Tenant: entry.Tenant})
 	if err != nil || len(log) != 1 || !reflect.DeepEqual(log[0], entry) {
 		t.Fatalf("access log %+v %v", log, err)
 	}

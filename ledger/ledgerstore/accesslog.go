@@ -1,4 +1,4 @@
-package ledger
+package ledgerstore
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/queries"
 )
@@ -43,7 +44,7 @@ func validAccessText(s string, max int) bool { return len(s) <= max && utf8.Vali
 
 // validAccessTrace: empty, or a trace ID in either case (some callers
 // record the ID as it was given before normalising it).
-func validAccessTrace(id string) bool { return id == "" || ValidTraceID(strings.ToLower(id)) }
+func validAccessTrace(id string) bool { return id == "" || ledger.ValidTraceID(strings.ToLower(id)) }
 
 // DropInvalid blanks the fields of an attempt that failed their checks —
 // a trace ID that is not one, a reason or ref that is too long or not

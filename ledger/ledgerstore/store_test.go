@@ -1,4 +1,4 @@
-package ledger
+package ledgerstore
 
 import (
 	"context"
@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	testStore = NewStore(eng)
+	testStore = New(eng)
 	if err := testStore.Migrate(context.Background()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

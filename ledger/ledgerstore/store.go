@@ -1,32 +1,34 @@
-package ledger
+// Package ledgerstore reads and writes the ledger tables in a ClickHouse
+// engine through the SQL of the queries package.
+package ledgerstore
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/queries"
 )
 
-// Store reads and writes the ledger tables through an storage.
+// Store reads and writes the ledger tables through a storage engine.
 type Store struct {
 	eng    storage.Engine
 	schema queries.Schema
 }
 
-// NewStore wraps an engine of one node. Call Migrate before use.
-func NewStore(eng storage.Engine) *Store { return &Store{eng: eng} }
+// New wraps an engine of one node. Call Migrate before use.
+func New(eng storage.Engine) *Store { return &Store{eng: eng} }
 
-// NewClusterStore wraps an engine whose schema is rendered for a cluster
+// NewCluster wraps an engine whose schema is rendered for a cluster
 // (queries.Schema).
-func NewClusterStore(eng storage.Engine, schema queries.Schema) *Store {
+func NewCluster(eng storage.Engine, schema queries.Schema) *Store {
 	return &Store{eng: eng, schema: schema}
 }
 
@@ -127,14 +129,14 @@ func (s *Store) guard(ctx context.Context, q string) (bool, error) {
 // FINAL and after merges the first ingest of a (tenant, trace_id, span_id)
 // wins (ReplacingMergeTree ordered by ingest_order), and a different row
 // under a known key is kept as a conflict (ConflictsByTrace).
-func (s *Store) InsertCalls(ctx context.Context, calls []Call) error {
+func (s *Store) InsertCalls(ctx context.Context, calls []ledger.Call) error {
 	if len(calls) == 0 {
 		return nil
 	}
 	buf := insertBuffers.Get().(*[]byte)
 	defer insertBuffers.Put(buf)
 	// One allocation for the rows: they encode to a few hundred bytes each.
-	b, err := EncodeCalls(slices.Grow((*buf)[:0], len(calls)*512), calls)
+	b, err := ledger.EncodeCalls(slices.Grow((*buf)[:0], len(calls)*512), calls)
 	if err != nil {
 		return fmt.Errorf("ledger: encode rows: %w", err)
 	}
@@ -189,16 +191,6 @@ func (s *Store) RefreshCalls(ctx context.Context, traces []string) error {
 	return nil
 }
 
-// CallKey is a call's row key: (tenant, trace_id, span_id).
-func CallKey(c *Call) string { return c.Tenant + "\x00" + c.TraceID + "\x00" + c.SpanID }
-
-// SplitCallKey returns the parts of a CallKey.
-func SplitCallKey(k string) (tenant, traceID, spanID string) {
-	tenant, rest, _ := strings.Cut(k, "\x00")
-	traceID, spanID, _ = strings.Cut(rest, "\x00")
-	return tenant, traceID, spanID
-}
-
 // RefreshCallsBefore rewrites the kept calls of tenant's traces that an
 // expiry at cutoff may have changed.
 func (s *Store) RefreshCallsBefore(ctx context.Context, tenant string, cutoff time.Time) error {
@@ -221,7 +213,7 @@ func (s *Store) RefreshCallsBefore(ctx context.Context, tenant string, cutoff ti
 
 // InsertEvidence writes evidence span rows, first write winning like
 // InsertCalls.
-func (s *Store) InsertEvidence(ctx context.Context, spans []EvidenceSpan) error {
+func (s *Store) InsertEvidence(ctx context.Context, spans []ledger.EvidenceSpan) error {
 	if err := insertJSON(ctx, s, "insert_evidence_spans", spans); err != nil {
 		return err
 	}
@@ -237,7 +229,7 @@ func (s *Store) InsertEvidence(ctx context.Context, spans []EvidenceSpan) error 
 
 // InsertLogRefs writes the links of log records' content references to
 // their spans. A link written again is the same row.
-func (s *Store) InsertLogRefs(ctx context.Context, links []LogContentRef) error {
+func (s *Store) InsertLogRefs(ctx context.Context, links []ledger.LogContentRef) error {
 	if err := insertJSON(ctx, s, "insert_log_content_refs", links); err != nil {
 		return err
 	}
@@ -279,38 +271,30 @@ func (s *Store) insertRows(ctx context.Context, name, format string, n int, data
 // zeroing megabytes per insert was a visible share of the exporter's CPU.
 var insertBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
-var traceIDPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
-
-// ValidTraceID reports whether id is a trace ID as the ledger stores it
-// (32 lowercase hex digits, not all zero).
-func ValidTraceID(id string) bool {
-	return traceIDPattern.MatchString(id) && id != "00000000000000000000000000000000"
-}
-
 // CallsByTrace returns the calls of one trace in start order.
-func (s *Store) CallsByTrace(ctx context.Context, traceID string) ([]Call, error) {
+func (s *Store) CallsByTrace(ctx context.Context, traceID string) ([]ledger.Call, error) {
 	return s.QueryCalls(ctx, "calls_by_trace", map[string]any{"trace_id": traceID})
 }
 
 // QueryCalls runs the named query of package queries, which selects whole
 // llm_calls rows (with cost_usd as a string), and decodes them.
-func (s *Store) QueryCalls(ctx context.Context, name string, params map[string]any) ([]Call, error) {
-	var out []Call
+func (s *Store) QueryCalls(ctx context.Context, name string, params map[string]any) ([]ledger.Call, error) {
+	var out []ledger.Call
 	err := s.query(ctx, name, params, storage.DecodeRows(&out))
 	return out, err
 }
 
 // EvidenceByTrace returns the evidence spans of one trace in start order.
-func (s *Store) EvidenceByTrace(ctx context.Context, traceID string) ([]EvidenceSpan, error) {
-	var out []EvidenceSpan
+func (s *Store) EvidenceByTrace(ctx context.Context, traceID string) ([]ledger.EvidenceSpan, error) {
+	var out []ledger.EvidenceSpan
 	err := s.query(ctx, "spans_by_trace", map[string]any{"trace_id": traceID}, storage.DecodeRows(&out))
 	return out, err
 }
 
 // LogRefsByTrace returns the links of a trace's log records' content
 // references to its spans, in one tenant.
-func (s *Store) LogRefsByTrace(ctx context.Context, tenant, traceID string) ([]LogContentRef, error) {
-	var out []LogContentRef
+func (s *Store) LogRefsByTrace(ctx context.Context, tenant, traceID string) ([]ledger.LogContentRef, error) {
+	var out []ledger.LogContentRef
 	err := s.query(ctx, "log_refs_by_trace", map[string]any{"tenant": tenant, "trace_id": traceID}, storage.DecodeRows(&out))
 	return out, err
 }

@@ -1,4 +1,4 @@
-package ledger
+package ledgerstore
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/internal/conventions"
+	"github.com/docketlabs/docket/ledger"
 )
 
 // TestCountByTenant stores calls on the real engine: one flagged, one sent
@@ -14,13 +15,13 @@ import (
 func TestCountByTenant(t *testing.T) {
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	call := func(tenant, span string, received time.Time, issues ...string) Call {
+	call := func(tenant, span string, received time.Time, issues ...string) ledger.Call {
 		in := int64(10)
-		return Call{Tenant: tenant, TraceID: "c0" + span + "00000000000000000000000000", SpanID: span + "000000000000",
+		return ledger.Call{Tenant: tenant, TraceID: "c0" + span + "00000000000000000000000000", SpanID: span + "000000000000",
 			ServiceName: "svc", SpanName: "chat", StartTime: received.Add(-time.Second), EndTime: received, Operation: "chat",
 			Provider: "openai", RequestModel: "gpt-4o-mini", Status: "ok", InputTokens: &in, AttributeIssues: issues, IngestedAt: received}
 	}
-	first := []Call{
+	first := []ledger.Call{
 		call("cmp-acme", "0001", now), call("cmp-acme", "0002", now, conventions.IssueOutOfRange+":"+conventions.UsageInput),
 		call("cmp-acme", "0003", now), call("cmp-globex", "0004", now), call("cmp-acme", "0005", now.Add(-48*time.Hour)),
 	}
@@ -29,7 +30,7 @@ func TestCountByTenant(t *testing.T) {
 	}
 	again := call("cmp-acme", "0003", now.Add(time.Second))
 	again.RequestModel = "gpt-4o"
-	if err := testStore.InsertCalls(ctx, []Call{again}); err != nil {
+	if err := testStore.InsertCalls(ctx, []ledger.Call{again}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := testStore.CountByTenant(ctx, now.Add(-time.Hour), now.Add(time.Hour))

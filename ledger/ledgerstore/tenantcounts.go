@@ -1,4 +1,4 @@
-package ledger
+package ledgerstore
 
 import (
 	"context"

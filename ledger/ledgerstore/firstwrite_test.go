@@ -1,4 +1,4 @@
-package ledger
+package ledgerstore
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/docketlabs/docket/ledger"
 )
 
 // Two queue consumers insert batches concurrently, each row version twice
@@ -17,17 +19,17 @@ func TestFirstIngestWinsUnderConcurrentBatches(t *testing.T) {
 	const keys, versions = 50, 3
 	trace := fmt.Sprintf("%032x", rand.Uint64())
 	base := time.Now().UTC().Truncate(time.Millisecond)
-	var rows []Call
+	var rows []ledger.Call
 	for k := range keys {
 		for v := range versions {
-			rows = append(rows, Call{Tenant: "concurrent", TraceID: trace, SpanID: fmt.Sprintf("%016x", k), ServiceName: fmt.Sprintf("sender-%d", v),
+			rows = append(rows, ledger.Call{Tenant: "concurrent", TraceID: trace, SpanID: fmt.Sprintf("%016x", k), ServiceName: fmt.Sprintf("sender-%d", v),
 				StartTime: base, EndTime: base, ResponseModel: fmt.Sprintf("model-v%d", v), FinishReasons: []string{}, StopSequences: []string{},
 				RequestParams: map[string]string{}, AttributeIssues: []string{}, IngestedAt: base.Add(time.Duration(v) * time.Millisecond)})
 		}
 	}
-	all := append(append([]Call(nil), rows...), rows...)
+	all := append(append([]ledger.Call(nil), rows...), rows...)
 	rand.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
-	batches := make(chan []Call)
+	batches := make(chan []ledger.Call)
 	go func() {
 		for i := 0; i < len(all); i += 10 {
 			batches <- all[i:min(i+10, len(all))]
@@ -78,11 +80,11 @@ func TestSameMillisecondWinnerIgnoresInsertOrder(t *testing.T) {
 	ctx := context.Background()
 	trace := fmt.Sprintf("%032x", rand.Uint64())
 	at := time.Now().UTC().Truncate(time.Millisecond)
-	call := func(span, model string) Call {
-		return Call{Tenant: "tie", TraceID: trace, SpanID: span, StartTime: at, EndTime: at, ResponseModel: model, FinishReasons: []string{},
+	call := func(span, model string) ledger.Call {
+		return ledger.Call{Tenant: "tie", TraceID: trace, SpanID: span, StartTime: at, EndTime: at, ResponseModel: model, FinishReasons: []string{},
 			StopSequences: []string{}, RequestParams: map[string]string{}, AttributeIssues: []string{}, IngestedAt: at}
 	}
-	for _, batch := range [][]Call{{call("000000000000000a", "a")}, {call("000000000000000a", "b")},
+	for _, batch := range [][]ledger.Call{{call("000000000000000a", "a")}, {call("000000000000000a", "b")},
 		{call("000000000000000b", "b")}, {call("000000000000000b", "a")}} {
 		if err := testStore.InsertCalls(ctx, batch); err != nil {
 			t.Fatal(err)
