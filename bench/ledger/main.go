@@ -37,6 +37,7 @@ import (
 	"github.com/docketlabs/docket/ledger/extract"
 	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/pricing"
+	"github.com/docketlabs/docket/ledger/rowbinary"
 	"github.com/docketlabs/docket/ledger/storage/chdb"
 	"github.com/docketlabs/docket/queries"
 )
@@ -170,7 +171,7 @@ func rawInsertRate(batches []ptrace.Traces) (rate, cpuPer1000 float64, err error
 		if len(calls) == 0 {
 			return nil
 		}
-		data, encodeCallsErr := ledger.EncodeCalls(nil, calls)
+		data, encodeCallsErr := rowbinary.EncodeCalls(nil, calls)
 		if encodeCallsErr != nil {
 			return encodeCallsErr
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/rowbinary"
 )
 
 // BenchmarkCallRow is the per-span Go cost of the ledger: extraction with
@@ -30,7 +31,7 @@ func BenchmarkCallRow(b *testing.B) {
 	b.Run("encode", func(b *testing.B) {
 		for b.Loop() {
 			var err error
-			if buf, err = ledger.EncodeCalls(buf[:0], calls); err != nil {
+			if buf, err = rowbinary.EncodeCalls(buf[:0], calls); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -25,6 +25,7 @@ import (
 	"github.com/docketlabs/docket/ledger/ledgerexporter/internal/metadata"
 	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/pricing"
+	"github.com/docketlabs/docket/ledger/rowbinary"
 	"github.com/docketlabs/docket/ledger/storageconfig"
 )
 
@@ -183,7 +184,7 @@ func (e *ledgerExporter) convert(ctx context.Context, td ptrace.Traces) (xexport
 				}
 				callTraces = append(callTraces, traceKey{call.Tenant, call.TraceID})
 				var err error
-				if seg.calls, err = ledger.EncodeCalls(seg.calls, []ledger.Call{call}); err != nil {
+				if seg.calls, err = rowbinary.EncodeCalls(seg.calls, []ledger.Call{call}); err != nil {
 					// Only an impossible cost value gets here; refusing
 					// the batch makes the sender see it, loudly.
 					e.fail(ctx, err)

@@ -18,6 +18,7 @@ import (
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/extract"
 	"github.com/docketlabs/docket/ledger/ledgerexporter/internal/metadata"
+	"github.com/docketlabs/docket/ledger/rowbinary"
 )
 
 func testRows(t testing.TB, calls, evidence int, prefix string) *rows {
@@ -30,7 +31,7 @@ func testRows(t testing.TB, calls, evidence int, prefix string) *rows {
 			EndTime: now, Operation: "chat", ResponseModel: "m", FinishReasons: []string{}, StopSequences: []string{},
 			RequestParams: map[string]string{"k": fmt.Sprint(i)}, AttributeIssues: []string{}, IngestedAt: now}
 		var err error
-		if seg.calls, err = ledger.EncodeCalls(seg.calls, []ledger.Call{c}); err != nil {
+		if seg.calls, err = rowbinary.EncodeCalls(seg.calls, []ledger.Call{c}); err != nil {
 			t.Fatal(err)
 		}
 		seg.ends = append(seg.ends, len(seg.calls))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/rowbinary"
 	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/queries"
 )
@@ -136,7 +137,7 @@ func (s *Store) InsertCalls(ctx context.Context, calls []ledger.Call) error {
 	buf := insertBuffers.Get().(*[]byte)
 	defer insertBuffers.Put(buf)
 	// One allocation for the rows: they encode to a few hundred bytes each.
-	b, err := ledger.EncodeCalls(slices.Grow((*buf)[:0], len(calls)*512), calls)
+	b, err := rowbinary.EncodeCalls(slices.Grow((*buf)[:0], len(calls)*512), calls)
 	if err != nil {
 		return fmt.Errorf("ledger: encode rows: %w", err)
 	}

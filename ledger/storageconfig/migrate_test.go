@@ -13,6 +13,7 @@ import (
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/ledgertest"
+	"github.com/docketlabs/docket/ledger/rowbinary"
 	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/queries"
 )
@@ -67,7 +68,7 @@ func checkMigration(t *testing.T, eng storage.Engine, m7 queries.Migration, cras
 	// Written as a 0006 ledger was: the rows alone, since the calls kept
 	// per trace (0012) do not exist yet.
 	for _, batch := range [][]ledger.Call{orig, {forged}} {
-		rows, err := ledger.EncodeCalls(nil, batch)
+		rows, err := rowbinary.EncodeCalls(nil, batch)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,6 @@
-package ledger
+// Package rowbinary encodes ledger call rows in ClickHouse's RowBinary
+// format, the form in which the store and the exporter insert them.
+package rowbinary
 
 import (
 	"encoding/binary"
@@ -7,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/docketlabs/docket/ledger"
 )
 
 // RowBinary encoding of call rows. Call rows are the ledger's hot path:
@@ -23,9 +27,9 @@ var callColumns = []string{
 	"cost_usd", "cost_status", "price_ref", "attribute_issues", "ingested_at",
 }
 
-// EncodeCalls appends calls to b in RowBinary, the format InsertCalls
-// writes.
-func EncodeCalls(b []byte, calls []Call) ([]byte, error) {
+// EncodeCalls appends calls to b in RowBinary, the format the store's
+// InsertCalls writes.
+func EncodeCalls(b []byte, calls []ledger.Call) ([]byte, error) {
 	var err error
 	for i := range calls {
 		if b, err = appendCall(b, &calls[i]); err != nil {
@@ -35,7 +39,7 @@ func EncodeCalls(b []byte, calls []Call) ([]byte, error) {
 	return b, nil
 }
 
-func appendCall(b []byte, c *Call) ([]byte, error) {
+func appendCall(b []byte, c *ledger.Call) ([]byte, error) {
 	cost, err := decimal12(c.CostUSD)
 	if err != nil {
 		return b, err
