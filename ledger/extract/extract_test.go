@@ -184,33 +184,10 @@ func TestHostileAttributeValues(t *testing.T) {
 	}
 }
 
-func TestErrorClassFromStructuredFieldsOnly(t *testing.T) {
-	code := func(n int64) *int64 { return &n }
-	cases := []struct {
-		status, errType string
-		http            *int64
-		finish          []string
-		want            string
-	}{
-		{ledger.StatusError, "", code(429), nil, ledger.ErrClassRateLimited},
-		{ledger.StatusError, "openai.RateLimitError", nil, nil, ledger.ErrClassRateLimited},
-		{ledger.StatusError, "529", nil, nil, ledger.ErrClassOverloaded},
-		{ledger.StatusError, "timeout", nil, nil, ledger.ErrClassTimeout},
-		{ledger.StatusError, "anthropic.AuthenticationError", nil, nil, ledger.ErrClassAuth},
-		{ledger.StatusError, "", code(503), nil, ledger.ErrClassProvider},
-		{ledger.StatusError, "_OTHER", nil, nil, ledger.ErrClassOther},
-		{ledger.StatusOK, "", nil, []string{"content_filter"}, ledger.ErrClassContentFilter},
-		{ledger.StatusOK, "", code(200), []string{"stop"}, ledger.ErrClassNone},
-	}
-	for _, tc := range cases {
-		c := ledger.Call{Status: tc.status, ErrorType: tc.errType, HTTPStatus: tc.http, FinishReasons: tc.finish}
-		c.Derive(nil)
-		if got := c.ErrorClass; got != tc.want {
-			t.Errorf("classify(%q, %q, %v, %v) = %q, want %q", tc.status, tc.errType, tc.http, tc.finish, got, tc.want)
-		}
-	}
-	// Free text never classifies: a message mentioning 429 on a successful
-	// call leaves it unclassified.
+// Free text never classifies (the table of structured fields is
+// ledger's TestErrorClassFromStructuredFields): a message mentioning 429
+// on a successful call leaves it unclassified.
+func TestErrorClassIgnoresFreeText(t *testing.T) {
 	_, span := testSpan(map[string]any{"gen_ai.operation.name": "chat", "exception.message": "HTTP 429 in the disclosure text"})
 	span.Status().SetCode(ptrace.StatusCodeOk)
 	if c := testExtractor(t).Call(pcommon.NewResource(), span, time.Now()); c.ErrorClass != ledger.ErrClassNone {
