@@ -33,10 +33,10 @@ func ValidTenant(s string) bool {
 		!strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
 }
 
-// Tenant returns the tenant a resource names in attr, or def when it names
-// none or an invalid one.
-func Tenant(attrs pcommon.Map, attr, def string) string {
-	if v, ok := attrs.Get(attr); ok {
+// Tenant returns the tenant a resource names under TenantAttribute, or def
+// when it names none or an invalid one.
+func Tenant(attrs pcommon.Map, def string) string {
+	if v, ok := attrs.Get(TenantAttribute); ok {
 		if s := v.AsString(); ValidTenant(s) {
 			return s
 		}

@@ -32,7 +32,7 @@ func TestTenant(t *testing.T) {
 		case int64:
 			m.PutInt(TenantAttribute, v)
 		}
-		if got := Tenant(m, TenantAttribute, DefaultTenant); got != tc.want {
+		if got := Tenant(m, DefaultTenant); got != tc.want {
 			t.Errorf("%s: Tenant = %q, want %q", tc.name, got, tc.want)
 		}
 	}

@@ -120,7 +120,7 @@ func evidenceCategory(r *conventions.Reading, role conventions.Role, attrs pcomm
 
 // Tenant returns the tenant of a resource.
 func (x *Extractor) Tenant(res pcommon.Resource) string {
-	return conventions.Tenant(res.Attributes(), conventions.TenantAttribute, x.DefaultTenant)
+	return conventions.Tenant(res.Attributes(), x.DefaultTenant)
 }
 
 // issues collects problems with attribute values for the row's

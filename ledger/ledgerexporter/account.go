@@ -69,7 +69,7 @@ func spansByTenant(td ptrace.Traces, def string) map[string]int64 {
 		for j := 0; j < rs.ScopeSpans().Len(); j++ {
 			spans += rs.ScopeSpans().At(j).Spans().Len()
 		}
-		n[conventions.Tenant(rs.Resource().Attributes(), conventions.TenantAttribute, def)] += int64(spans)
+		n[conventions.Tenant(rs.Resource().Attributes(), def)] += int64(spans)
 	}
 	return n
 }

@@ -26,7 +26,7 @@ func BenchmarkConvertAccount(b *testing.B) {
 	set := exporter.Settings{ID: component.NewID(componentType), TelemetrySettings: componenttest.NewNopTelemetrySettings(), BuildInfo: component.NewDefaultBuildInfo()}
 	cfg := createDefaultConfig().(*Config)
 	cfg.Storage.Embedded = &storageconfig.EmbeddedConfig{Path: filepath.Join(b.TempDir(), "ledger")}
-	e, err := newLedgerExporter(cfg, set)
+	e, err := newTracesExporter(cfg, set)
 	if err != nil {
 		b.Fatal(err)
 	}

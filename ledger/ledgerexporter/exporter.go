@@ -62,11 +62,21 @@ func newLedgerExporter(cfg *Config, set exporter.Settings) (*ledgerExporter, err
 		tel:     tel,
 		meter:   metadata.Meter(set.TelemetrySettings),
 		outage:  &outageLog{logger: set.Logger, interval: 30 * time.Second},
-		linker:  newRequestLinker(cfg.RequestSpans),
 		guard:   &queueGuard{logger: set.Logger, reserveChunks: cfg.Backpressure.DiskReserveMiB << 20 / reserveChunkSize, retryEvery: cfg.Backpressure.RetryAfter},
 		account: completeness.Process,
 	}
 	e.guard.metaWriteFailures = func(ctx context.Context) { tel.ExporterLedgerQueueMetadataWriteFailures.Add(ctx, 1) }
+	return e, nil
+}
+
+// newTracesExporter is the exporter of the traces pipeline, the only one
+// that sees request spans to link to calls.
+func newTracesExporter(cfg *Config, set exporter.Settings) (*ledgerExporter, error) {
+	e, err := newLedgerExporter(cfg, set)
+	if err != nil {
+		return nil, err
+	}
+	e.linker = newRequestLinker(cfg.RequestSpans)
 	return e, nil
 }
 

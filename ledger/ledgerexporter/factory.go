@@ -63,7 +63,7 @@ func createDefaultConfig() component.Config {
 
 func createTraces(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Traces, error) {
 	c := cfg.(*Config)
-	exp, err := newLedgerExporter(c, set)
+	exp, err := newTracesExporter(c, set)
 	if err != nil {
 		return nil, err
 	}

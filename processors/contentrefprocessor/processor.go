@@ -107,7 +107,7 @@ type resourceInfo struct {
 // the ledger exporter's, so the reference and the ledger row agree.
 func (p *contentRef) resource(res pcommon.Resource) *resourceInfo {
 	attrs := res.Attributes()
-	tenant := conventions.Tenant(attrs, conventions.TenantAttribute, p.cfg.DefaultTenant)
+	tenant := conventions.Tenant(attrs, p.cfg.DefaultTenant)
 	service := ""
 	if v, ok := attrs.Get("service.name"); ok {
 		service = v.AsString()

@@ -71,7 +71,7 @@ func (p *tenantProcessor) stamp(ctx context.Context, sig signal, rs []resource) 
 		for _, r := range rs {
 			a := r.res.Attributes()
 			a.Remove(conventions.TenantClaimedAttribute)
-			a.PutStr(conventions.TenantAttribute, conventions.Tenant(a, conventions.TenantAttribute, p.cfg.DefaultTenant))
+			a.PutStr(conventions.TenantAttribute, conventions.Tenant(a, p.cfg.DefaultTenant))
 		}
 		p.tel.add(ctx, sig, outcomeSenderAttribute, "", total)
 		return nil
