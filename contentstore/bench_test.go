@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docketlabs/docket/internal/parallel"
 	"github.com/docketlabs/docket/internal/s3test"
 )
 
@@ -114,7 +115,7 @@ func BenchmarkPutBatch(b *testing.B) {
 						}
 						return
 					}
-					parallel(objects, putWorkers, func(i int) {
+					parallel.For(objects, putWorkers, func(i int) {
 						if _, err := st.Put(ctx, objs[i].Tenant, objs[i].Kind, objs[i].Content); err != nil {
 							b.Error(err)
 						}

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/docketlabs/docket/internal/parallel"
 )
 
 // dirBackend stores objects as files under a root directory:
@@ -84,7 +86,7 @@ func (d *dirBackend) commit(objs []*batchObject) {
 	files := make([]*os.File, len(objs))
 	// Writing is CPU work (no sync yet): more writers than CPUs would only
 	// contend for the directories' locks.
-	parallel(len(objs), runtime.GOMAXPROCS(0), func(i int) {
+	parallel.For(len(objs), runtime.GOMAXPROCS(0), func(i int) {
 		files[i], objs[i].created, objs[i].err = d.place(d.path(objs[i].key), objs[i])
 	})
 	defer func() {
@@ -221,7 +223,7 @@ func syncRound(jobs []*syncJob) {
 	}
 	dirs := slices.Collect(maps.Keys(dirErrs))
 	errs := make([]error, len(files)+len(dirs))
-	parallel(len(errs), batchWorkers, func(i int) {
+	parallel.For(len(errs), batchWorkers, func(i int) {
 		if i >= len(files) {
 			errs[i] = syncDir(dirs[i-len(files)])
 			return
@@ -311,24 +313,6 @@ func verify(p string, data []byte) (*os.File, error) {
 // batchWorkers bounds the syncs of one round and the S3 requests of one
 // batch that run at once.
 const batchWorkers = 16
-
-// parallel runs fn for 0..n-1 on at most workers goroutines.
-func parallel(n, workers int, fn func(i int)) {
-	if n == 1 {
-		fn(0)
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, n) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				fn(i)
-			}
-		})
-	}
-	wg.Wait()
-}
 
 func syncDir(dir string) error {
 	f, err := os.Open(dir)

@@ -14,6 +14,8 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 	"go.uber.org/zap"
+
+	"github.com/docketlabs/docket/internal/parallel"
 )
 
 // s3Backend stores objects in an S3 bucket (MinIO, AWS, any S3 server).
@@ -131,7 +133,7 @@ func (s *s3Backend) name(key string) string { return s.cfg.Prefix + key }
 // putBatch puts the new objects, at most batchWorkers at once; the server
 // has made each durable when it answers.
 func (s *s3Backend) putBatch(ctx context.Context, objs []*batchObject) {
-	parallel(len(objs), batchWorkers, func(i int) {
+	parallel.For(len(objs), batchWorkers, func(i int) {
 		o := objs[i]
 		if o.exists {
 			return

@@ -17,6 +17,7 @@ import (
 
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/internal/conventions"
+	"github.com/docketlabs/docket/internal/parallel"
 )
 
 // defaultStoreID is the extension the processor uses when store is unset.
@@ -328,9 +329,9 @@ func (p *contentRef) run(ctx context.Context, b *batch) {
 	if len(b.items) == 0 {
 		return
 	}
-	each(len(b.items), p.cfg.WriteConcurrency, func(i int) { p.measure(b.items[i]) })
+	parallel.For(len(b.items), p.cfg.WriteConcurrency, func(i int) { p.measure(b.items[i]) })
 	groups := p.groups(b.items)
-	each(len(groups), p.cfg.WriteConcurrency, func(i int) { p.storeGroup(ctx, groups[i]) })
+	parallel.For(len(groups), p.cfg.WriteConcurrency, func(i int) { p.storeGroup(ctx, groups[i]) })
 	for _, it := range b.items {
 		it.apply()
 	}
@@ -342,20 +343,6 @@ func (p *contentRef) run(ctx context.Context, b *batch) {
 		}
 	}
 	p.tel.flush(ctx, b.signal, t)
-}
-
-// each runs fn for 0..n-1 on at most workers goroutines.
-func each(n, workers int, fn func(i int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, n) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				fn(i)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // maxGroupItems bounds the objects of one store batch.
