@@ -305,6 +305,17 @@ type sender struct {
 	conns []*grpc.ClientConn
 }
 
+// startAll starts every gateway and agent, then waits until each is healthy.
+func (f *fleet) startAll() {
+	procs := append(f.gateways, f.agents...)
+	for _, p := range procs {
+		p.start()
+	}
+	for _, p := range procs {
+		p.waitHealthy()
+	}
+}
+
 func (f *fleet) sender() *sender {
 	s := &sender{t: f.t}
 	for _, a := range f.agents {
@@ -551,12 +562,7 @@ func TestFleetLosesNothingWhenAGatewayDies(t *testing.T) {
 	for range 2 {
 		f.addAgent(gwA, gwB)
 	}
-	for _, p := range append(f.gateways, f.agents...) {
-		p.start()
-	}
-	for _, p := range append(f.gateways, f.agents...) {
-		p.waitHealthy()
-	}
+	f.startAll()
 
 	const rounds, perRound = 60, 10
 	const traces = rounds * perRound
@@ -672,12 +678,7 @@ func TestCanaryRollout(t *testing.T) {
 	for range 2 {
 		f.addAgent(canary, other)
 	}
-	for _, p := range append(f.gateways, f.agents...) {
-		p.start()
-	}
-	for _, p := range append(f.gateways, f.agents...) {
-		p.waitHealthy()
-	}
+	f.startAll()
 
 	// Steady traffic until the end.
 	s := f.sender()
