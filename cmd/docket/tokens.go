@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/user"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ui/auth"
 )
 
@@ -17,22 +18,26 @@ import (
 // accounts file. A running UI rereads the file, so a revocation here takes
 // effect at its next request.
 func tokensCommand() *cobra.Command {
-	var dataDir, actor string
+	var local localFlags
 	cmd := &cobra.Command{Use: "tokens", Short: "Manage API tokens of service accounts (DIR/ui-tokens.json)"}
-	cmd.PersistentFlags().StringVar(&dataDir, "data", "data", "data directory (as given to docket dev)")
-	cmd.PersistentFlags().StringVar(&actor, "actor", "", "who is acting, put on record (default: the login name)")
-	open := func() (*auth.Tokens, string, error) {
-		who := actor
-		if who == "" {
-			if u, err := user.Current(); err == nil {
-				who = u.Username
-			}
+	local.registerLedger(cmd.PersistentFlags())
+	tokensFile := func() (*auth.Tokens, error) {
+		return auth.OpenTokens(auth.TokensFileFor(usersFile(local)))
+	}
+	// change runs a change to the tokens with the ledger open, so that it
+	// goes on the access log like a change made in the UI; the ledger is
+	// opened first, so nothing changes when it cannot be.
+	change := func(cmd *cobra.Command, fn func(t *auth.Tokens, l *ledgerstore.Store, as func(string) access.Principal, by string) error) error {
+		store, operator, err := local.openLedger(cmd.Context())
+		if err != nil {
+			return err
 		}
-		if who == "" {
-			return nil, "", errors.New("--actor is required (no login name found)")
+		defer func() { _ = store.Engine().Close() }()
+		t, err := tokensFile()
+		if err != nil {
+			return err
 		}
-		t, err := auth.OpenTokens(auth.TokensFileFor(usersFile(localFlags{storage: storageFlags{dataDir: dataDir}})))
-		return t, who, err
+		return fn(t, store, func(string) access.Principal { return operator }, operator.User)
 	}
 	var grants []string
 	var days int
@@ -48,17 +53,16 @@ func tokensCommand() *cobra.Command {
 			if days < 1 || days > 366 {
 				return errors.New("--expires-in-days must be between 1 and 366")
 			}
-			t, who, err := open()
-			if err != nil {
+			return change(cmd, func(t *auth.Tokens, l *ledgerstore.Store, as func(string) access.Principal, by string) error {
+				secret, tok, err := t.CreateOnRecord(cmd.Context(), l, as, args[0], g, by,
+					time.Now().Add(time.Duration(days)*24*time.Hour))
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(os.Stderr, "token %s of %s, valid until %s; it is shown only now:\n", tok.ID, tok.Principal(), tok.ExpiresAt.Format(time.RFC3339))
+				_, err = fmt.Fprintln(cmd.OutOrStdout(), secret)
 				return err
-			}
-			secret, tok, err := t.Create(args[0], g, who, time.Now().Add(time.Duration(days)*24*time.Hour))
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(os.Stderr, "token %s of %s, valid until %s; it is shown only now:\n", tok.ID, tok.Principal(), tok.ExpiresAt.Format(time.RFC3339))
-			_, err = fmt.Fprintln(cmd.OutOrStdout(), secret)
-			return err
+			})
 		},
 	}
 	create.Flags().StringSliceVar(&grants, "grant", nil, "TENANT=ROLE (viewer, auditor or admin; tenant * for all), repeatable")
@@ -68,7 +72,7 @@ func tokensCommand() *cobra.Command {
 		Short: "List tokens (without secrets) as JSON",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			t, _, err := open()
+			t, err := tokensFile()
 			if err != nil {
 				return err
 			}
@@ -90,16 +94,14 @@ func tokensCommand() *cobra.Command {
 		Short: "Revoke a token; a running UI refuses it from its next request",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			t, who, err := open()
-			if err != nil {
+			return change(cmd, func(t *auth.Tokens, l *ledgerstore.Store, as func(string) access.Principal, by string) error {
+				tok, err := t.RevokeOnRecord(cmd.Context(), l, as, args[0], by)
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(cmd.OutOrStdout(), "token %s of %s revoked at %s\n", tok.ID, tok.Principal(), tok.RevokedAt.Format(time.RFC3339))
 				return err
-			}
-			tok, err := t.Revoke(args[0], who)
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "token %s of %s revoked at %s\n", tok.ID, tok.Principal(), tok.RevokedAt.Format(time.RFC3339))
-			return err
+			})
 		},
 	}
 	cmd.AddCommand(create, list, revoke)

@@ -1,12 +1,8 @@
 package api
 
 import (
-	"context"
 	"errors"
-	"fmt"
-	"maps"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/docketlabs/docket/ledger/access"
@@ -83,7 +79,8 @@ func (a *api) createToken(r *http.Request, s auth.Session) (int, any, error) {
 	if !administers(s, body.Grants) {
 		return 0, nil, httpError(http.StatusForbidden, "you can grant only tenants you are an admin of")
 	}
-	secret, tok, err := t.Create(body.Name, body.Grants, s.User, a.Now().Add(time.Duration(body.ExpiresInDays)*24*time.Hour))
+	secret, tok, err := t.CreateOnRecord(r.Context(), a.Ledger, s.Principal, body.Name, body.Grants, s.User,
+		a.Now().Add(time.Duration(body.ExpiresInDays)*24*time.Hour))
 	switch {
 	case errors.Is(err, auth.ErrTokenExists):
 		return 0, nil, httpError(http.StatusConflict, "a service account of that name exists (names are never reused)")
@@ -92,28 +89,7 @@ func (a *api) createToken(r *http.Request, s auth.Session) (int, any, error) {
 	case err != nil:
 		return 0, nil, err
 	}
-	if err = a.recordTokenChange(r.Context(), s, access.ActionTokenCreate, tok); err != nil {
-		// A credential whose creation is not on record must not work.
-		if _, revokeErr := t.Revoke(tok.ID, s.User); revokeErr != nil {
-			err = errors.Join(err, fmt.Errorf("revoke the unrecorded token %s: %w", tok.ID, revokeErr))
-		}
-		return 0, nil, err
-	}
 	return http.StatusCreated, map[string]any{"token": secret, "record": tok.At(a.Now())}, nil
-}
-
-// recordTokenChange puts a token's creation or revocation in the access
-// log of every tenant it grants. Revocation is recorded after it takes
-// effect: failing to record must not keep a token alive.
-func (a *api) recordTokenChange(ctx context.Context, s auth.Session, action string, tok auth.Token) error {
-	for _, tenant := range slices.Sorted(maps.Keys(tok.Grants)) {
-		detail := fmt.Sprintf("token %s of service account %q, role %s, expires %s",
-			tok.ID, tok.Name, tok.Grants[tenant], tok.ExpiresAt.UTC().Format(time.RFC3339))
-		if err := access.RecordChange(ctx, a.Ledger, s.Principal(tenant), action, tenant, detail); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func (a *api) revokeToken(r *http.Request, s auth.Session) (int, any, error) {
@@ -128,10 +104,7 @@ func (a *api) revokeToken(r *http.Request, s auth.Session) (int, any, error) {
 	if !ok || !administers(s, tok.Grants) {
 		return 0, nil, httpError(http.StatusNotFound, "no such token")
 	}
-	if tok, err = t.Revoke(tok.ID, s.User); err != nil {
-		return 0, nil, err
-	}
-	if err = a.recordTokenChange(r.Context(), s, access.ActionTokenRevoke, tok); err != nil {
+	if tok, err = t.RevokeOnRecord(r.Context(), a.Ledger, s.Principal, tok.ID, s.User); err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, tok.At(a.Now()), nil
