@@ -10,6 +10,8 @@
 // Run after `make demo` (or loaddriver -trace-ids FILE) against docket dev:
 //
 //	DOCKET_UI_PASSWORD=… go run ./bench/linkage -ids data/demo-trace-ids.txt
+//
+// or with an API token of a viewer of the demo tenant in DOCKET_TOKEN.
 package main
 
 import (
@@ -44,10 +46,15 @@ func main() {
 	api := flag.String("api", "http://127.0.0.1:8080", "docket evidence UI")
 	user := flag.String("user", "admin", "UI user with a viewer grant of the demo tenant")
 	flag.Parse()
-	client, err := apiclient.SignIn(context.Background(), *api, *user, os.Getenv("DOCKET_UI_PASSWORD"))
-	if err != nil {
-		slog.Error("linkage: sign in (password in DOCKET_UI_PASSWORD)", "err", err)
-		os.Exit(1)
+	// An API token outlasts a signed-in session, which a check of 10,000
+	// pages on a loaded machine can outlive.
+	client := apiclient.WithToken(*api, os.Getenv("DOCKET_TOKEN"))
+	if os.Getenv("DOCKET_TOKEN") == "" {
+		var err error
+		if client, err = apiclient.SignIn(context.Background(), *api, *user, os.Getenv("DOCKET_UI_PASSWORD")); err != nil {
+			slog.Error("linkage: sign in (password in DOCKET_UI_PASSWORD, or an API token in DOCKET_TOKEN)", "err", err)
+			os.Exit(1)
+		}
 	}
 	if err := run(*ids, client); err != nil {
 		slog.Error("linkage failed", "err", err)

@@ -74,14 +74,9 @@ func (d *localData) close() {
 
 // openLedger opens the ledger only, for commands that need no content.
 func (l *localFlags) openLedger(ctx context.Context) (*ledgerstore.Store, access.Principal, error) {
-	actor := l.actor
-	if actor == "" {
-		if u, err := user.Current(); err == nil {
-			actor = u.Username
-		}
-	}
-	if actor == "" {
-		return nil, access.Principal{}, errors.New("--actor is required (no login name found)")
+	actor, err := l.operator()
+	if err != nil {
+		return nil, access.Principal{}, err
 	}
 	cfg := l.storage.config()
 	if cfg.Embedded != nil {
@@ -96,6 +91,17 @@ func (l *localFlags) openLedger(ctx context.Context) (*ledgerstore.Store, access
 		return nil, access.Principal{}, err
 	}
 	return store, access.Principal{User: actor, Role: access.RoleAdmin, Tenants: []string{access.AllTenants}}, nil
+}
+
+// operator is who acts, for the record: --actor or the login name.
+func (l *localFlags) operator() (string, error) {
+	if l.actor != "" {
+		return l.actor, nil
+	}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username, nil
+	}
+	return "", errors.New("--actor is required (no login name found)")
 }
 
 func (l *localFlags) open(ctx context.Context) (*localData, error) {

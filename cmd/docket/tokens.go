@@ -25,12 +25,12 @@ func tokensCommand() *cobra.Command {
 		return auth.OpenTokens(auth.TokensFileFor(usersFile(local)))
 	}
 	// change runs a change to the tokens with the ledger open, so that it
-	// goes on the access log like a change made in the UI; the ledger is
-	// opened first, so nothing changes when it cannot be.
-	change := func(cmd *cobra.Command, fn func(t *auth.Tokens, l *ledgerstore.Store, as func(string) access.Principal, by string) error) error {
+	// goes on the access log like a change made in the UI; unopened says
+	// what it means when the ledger cannot be opened.
+	change := func(cmd *cobra.Command, fn func(t *auth.Tokens, l *ledgerstore.Store, as func(string) access.Principal, by string) error, unopened func(error) error) error {
 		store, operator, err := local.openLedger(cmd.Context())
 		if err != nil {
-			return err
+			return unopened(err)
 		}
 		defer func() { _ = store.Engine().Close() }()
 		t, err := tokensFile()
@@ -62,6 +62,9 @@ func tokensCommand() *cobra.Command {
 				fmt.Fprintf(os.Stderr, "token %s of %s, valid until %s; it is shown only now:\n", tok.ID, tok.Principal(), tok.ExpiresAt.Format(time.RFC3339))
 				_, err = fmt.Fprintln(cmd.OutOrStdout(), secret)
 				return err
+			}, func(err error) error {
+				// A credential that cannot go on record is not made.
+				return fmt.Errorf("no token created: %w (with a running instance, create it on its Admin → API tokens page)", err)
 			})
 		},
 	}
@@ -94,6 +97,20 @@ func tokensCommand() *cobra.Command {
 		Short: "Revoke a token; a running UI refuses it from its next request",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			by, err := local.operator()
+			if err != nil {
+				return err
+			}
+			t, err := tokensFile()
+			if err != nil {
+				return err
+			}
+			// A revocation takes effect first, whether or not the ledger can
+			// be opened: a leaked token must not wait for a running
+			// collector to stop.
+			if _, err = t.Revoke(args[0], by); err != nil {
+				return err
+			}
 			return change(cmd, func(t *auth.Tokens, l *ledgerstore.Store, as func(string) access.Principal, by string) error {
 				tok, err := t.RevokeOnRecord(cmd.Context(), l, as, args[0], by)
 				if err != nil {
@@ -101,6 +118,8 @@ func tokensCommand() *cobra.Command {
 				}
 				_, err = fmt.Fprintf(cmd.OutOrStdout(), "token %s of %s revoked at %s\n", tok.ID, tok.Principal(), tok.RevokedAt.Format(time.RFC3339))
 				return err
+			}, func(err error) error {
+				return fmt.Errorf("token %s is revoked (refused from the next request) but NOT on the access log: %w; revoke it again on the running instance's Admin → API tokens page to record it", args[0], err)
 			})
 		},
 	}
