@@ -50,8 +50,15 @@ func createDefaultConfig() component.Config {
 		MinSize:      20_000,
 		MaxSize:      50_000,
 	})
+	// A write is a batch of up to 50,000 rows plus the refresh of their
+	// traces' calls; on a busy 2-core host the embedded engine took more
+	// than the collector's usual 5 s for 18,000 evidence rows, and since a
+	// timed-out attempt is retried whole, a deadline shorter than the work
+	// kept the queue from ever draining (docket dev, 10,000 demo requests).
+	timeout := exporterhelper.NewDefaultTimeoutConfig()
+	timeout.Timeout = 60 * time.Second
 	return &Config{
-		TimeoutConfig: exporterhelper.NewDefaultTimeoutConfig(),
+		TimeoutConfig: timeout,
 		QueueConfig:   configoptional.Some(queue),
 		RetryConfig:   retry,
 		DefaultTenant: conventions.DefaultTenant,

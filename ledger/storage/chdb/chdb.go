@@ -30,9 +30,32 @@ type session struct {
 	refs int
 	c    *conn
 	// chDB runs one query at a time; serialize here so callers see latency,
-	// not errors.
-	qmu sync.Mutex
+	// not errors. A channel, so that a caller whose deadline passes while
+	// it waits gives up instead of running work it has already abandoned:
+	// an exporter that timed out retries the whole batch, and stale
+	// attempts queued behind the engine would each run in full first.
+	turn chan struct{}
 }
+
+// acquire waits for the engine's turn or for ctx to end; release must
+// follow a nil error.
+func (s *session) acquire(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	select {
+	case s.turn <- struct{}{}:
+		if err := ctx.Err(); err != nil {
+			s.release()
+			return err
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *session) release() { <-s.turn }
 
 // Engine is one reference to the process-wide chDB session.
 type Engine struct {
@@ -63,7 +86,7 @@ func Open(dir string) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	shared = &session{dir: abs, refs: 1, c: c}
+	shared = &session{dir: abs, refs: 1, c: c, turn: make(chan struct{}, 1)}
 	return &Engine{s: shared}, nil
 }
 
@@ -72,11 +95,10 @@ func (e *Engine) Dir() string { return e.s.dir }
 
 // Exec implements storage.Engine.
 func (e *Engine) Exec(ctx context.Context, query string) error {
-	if err := ctx.Err(); err != nil {
+	if err := e.s.acquire(ctx); err != nil {
 		return err
 	}
-	e.s.qmu.Lock()
-	defer e.s.qmu.Unlock()
+	defer e.s.release()
 	if err := e.s.c.exec(query); err != nil {
 		return fmt.Errorf("chdb: exec: %w", err)
 	}
@@ -85,11 +107,10 @@ func (e *Engine) Exec(ctx context.Context, query string) error {
 
 // Insert implements storage.Engine.
 func (e *Engine) Insert(ctx context.Context, query, format string, data ...[]byte) error {
-	if err := ctx.Err(); err != nil {
+	if err := e.s.acquire(ctx); err != nil {
 		return err
 	}
-	e.s.qmu.Lock()
-	defer e.s.qmu.Unlock()
+	defer e.s.release()
 	if err := e.s.c.insert(query, format, data); err != nil {
 		return fmt.Errorf("chdb: insert: %w", err)
 	}
@@ -98,11 +119,10 @@ func (e *Engine) Insert(ctx context.Context, query, format string, data ...[]byt
 
 // QueryJSON implements storage.Engine.
 func (e *Engine) QueryJSON(ctx context.Context, query string, fn func([]byte) error) error {
-	if err := ctx.Err(); err != nil {
+	if err := e.s.acquire(ctx); err != nil {
 		return err
 	}
-	e.s.qmu.Lock()
-	defer e.s.qmu.Unlock()
+	defer e.s.release()
 	var partial []byte // a row split across chunks
 	err := e.s.c.stream(query, "JSONEachRow", func(buf []byte) error {
 		if err := ctx.Err(); err != nil {
@@ -146,9 +166,9 @@ func (e *Engine) Close() error {
 		defer mu.Unlock()
 		e.s.refs--
 		if e.s.refs == 0 {
-			e.s.qmu.Lock()
+			e.s.turn <- struct{}{}
 			e.s.c.close()
-			e.s.qmu.Unlock()
+			e.s.release()
 			shared = nil
 		}
 	})

@@ -3,10 +3,12 @@ package chdb
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/docketlabs/docket/internal/shorttest"
 )
@@ -125,3 +127,39 @@ func TestExecQueryAndSharing(t *testing.T) {
 }
 
 var errStopForTest = fmt.Errorf("stop")
+
+// TestAbandonedWorkIsNotRun: a write whose deadline passes while another
+// query holds the engine returns with its deadline and is never run; an
+// exporter that timed out retries the whole batch, so running the stale
+// attempt too would only add work behind a busy engine.
+func TestAbandonedWorkIsNotRun(t *testing.T) {
+	e, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	if err = e.Exec(ctx, "CREATE TABLE w (i UInt8) ENGINE = MergeTree ORDER BY i"); err != nil {
+		t.Fatal(err)
+	}
+	busy := make(chan error, 1)
+	go func() { busy <- e.Exec(ctx, "SELECT sleepEachRow(0.5) FROM numbers(4) FORMAT Null") }()
+	for len(e.s.turn) == 0 { // until the slow query holds the engine
+		time.Sleep(time.Millisecond)
+	}
+	late, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	if err = e.Insert(late, "INSERT INTO w", "JSONEachRow", []byte(`{"i":1}`+"\n")); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("insert behind a 2 s query with a 200 ms deadline: %v, want the deadline", err)
+	}
+	if err = <-busy; err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	if err = e.QueryJSON(ctx, "SELECT i FROM w", func(row []byte) error { rows = append(rows, string(row)); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 0 {
+		t.Fatalf("the abandoned insert ran after its deadline: rows %v", rows)
+	}
+}
