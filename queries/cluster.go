@@ -212,3 +212,44 @@ func (r *renderer) render(st Statement) ([]Statement, error) {
 	}
 	return nil, fmt.Errorf("no cluster form for %.80q", sql)
 }
+
+var deleteFrom = regexp.MustCompile(`(?m)^DELETE FROM (\w+)$`)
+
+// Statement returns the named query as the schema runs it. Reads and
+// inserts name the Distributed tables and run as written; a lightweight
+// DELETE cannot go through a Distributed table, so on a cluster it runs on
+// every shard's local table, ON CLUSTER (its subqueries still read the
+// Distributed tables, so a shard judges its rows by the whole ledger).
+func (s Schema) Statement(name string) (string, error) {
+	sql, err := Get(name)
+	if err != nil || s.Cluster == "" {
+		return sql, err
+	}
+	r, err := s.renderer()
+	if err != nil {
+		return "", err
+	}
+	ms, err := Migrations()
+	if err != nil {
+		return "", err
+	}
+	for _, m := range ms {
+		for _, st := range m.Statements {
+			if _, err := r.render(st); err != nil {
+				return "", fmt.Errorf("queries: migration %s: %w", m.Name, err)
+			}
+		}
+	}
+	var unknown string
+	out := deleteFrom.ReplaceAllStringFunc(sql, func(stmt string) string {
+		table := deleteFrom.FindStringSubmatch(stmt)[1]
+		if !r.sharded[table] {
+			unknown = table
+		}
+		return "DELETE FROM " + local(table) + " ON CLUSTER " + s.Cluster
+	})
+	if unknown != "" {
+		return "", fmt.Errorf("queries: %s deletes from %s, not a table the migrations created", name, unknown)
+	}
+	return out, nil
+}

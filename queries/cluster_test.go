@@ -129,3 +129,23 @@ func TestClusterAppendOnlyTableWithoutMarker(t *testing.T) {
 		t.Fatalf("%+v %v", out, err)
 	}
 }
+
+// TestClusterDeletesRunOnTheLocalTables: the lifecycle's deletes name the
+// local tables ON CLUSTER, and the single-node form is the file.
+func TestClusterDeletesRunOnTheLocalTables(t *testing.T) {
+	for name, table := range map[string]string{
+		"lifecycle_expire_calls": "llm_calls", "lifecycle_expire_evidence": "evidence_spans", "lifecycle_expire_log_refs": "log_content_refs",
+	} {
+		plain, err := Schema{}.Statement(name)
+		if err != nil || plain != MustGet(name) {
+			t.Fatalf("%s on one node: %v", name, err)
+		}
+		got, err := Schema{Cluster: "docket"}.Statement(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(got, "\nDELETE FROM "+table+"_local ON CLUSTER docket\n") || strings.Contains(got, "DELETE FROM "+table+"\n") {
+			t.Errorf("%s on a cluster:\n%s", name, got)
+		}
+	}
+}

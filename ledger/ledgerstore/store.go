@@ -33,6 +33,10 @@ func NewCluster(eng storage.Engine, schema queries.Schema) *Store {
 	return &Store{eng: eng, schema: schema}
 }
 
+// Statement returns the named query as this ledger's schema runs it (a
+// delete differs on a cluster: queries.Schema.Statement).
+func (s *Store) Statement(name string) (string, error) { return s.schema.Statement(name) }
+
 // Engine returns the underlying storage.
 func (s *Store) Engine() storage.Engine { return s.eng }
 

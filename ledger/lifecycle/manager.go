@@ -225,7 +225,11 @@ func query[T any](ctx context.Context, m *Manager, name string, params map[strin
 
 // exec runs a named statement with parameters.
 func (m *Manager) exec(ctx context.Context, name string, params map[string]any) error {
-	q, err := storage.Bind(queries.MustGet(name), params)
+	stmt, err := m.ledger.Statement(name)
+	if err != nil {
+		return err
+	}
+	q, err := storage.Bind(stmt, params)
 	if err != nil {
 		return err
 	}
