@@ -406,6 +406,9 @@ func (w *bundleWriter) writeText(ctx context.Context, q string, f File, wr io.Wr
 // and hashes the rows as the engine reads them back: the chain covers what
 // the file holds.
 func (w *bundleWriter) writeParquet(ctx context.Context, q string, f File, addRow func([]byte) error) error {
+	if fe, ok := w.eng.(storage.FileEngine); ok {
+		return w.fetchParquet(ctx, fe, q, f, addRow)
+	}
 	path, err := enginePath(filepath.Join(w.dir, f.Name))
 	if err != nil {
 		return err
@@ -433,6 +436,26 @@ func (w *bundleWriter) writeParquet(ctx context.Context, q string, f File, addRo
 	}
 	return readParquet(ctx, w.eng, path, f.Columns, addRow)
 }
+
+// fetchParquet has a server answer the export query as one Parquet file,
+// writes it into the bundle, and has the server read it back, sent as an
+// external table: the chain covers what the file holds, as on the
+// embedded engine.
+func (w *bundleWriter) fetchParquet(ctx context.Context, fe storage.FileEngine, q string, f File, addRow func([]byte) error) error {
+	settings := "\n" + queries.MustGet("audit_settings")
+	if err := w.writeFile(f.Name, func(out io.Writer) error { return fe.QueryFile(ctx, q+settings, "Parquet", out) }); err != nil {
+		return err
+	}
+	file, err := os.Open(filepath.Join(w.dir, f.Name))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = file.Close() }()
+	return fe.QueryOver(ctx, queries.MustGet("audit_read_external")+settings, exportedTable, "Parquet", structure(f.Columns), file, addRow)
+}
+
+// exportedTable names the file read back by audit_read_external.sql.
+const exportedTable = "exported_file"
 
 // writeFile creates name in the bundle, lets fill write it, and syncs it.
 func (w *bundleWriter) writeFile(name string, fill func(io.Writer) error) error {
@@ -522,15 +545,21 @@ func enginePath(path string) (string, error) {
 // readParquet has the engine read an exported Parquet file back with its
 // exported column types and calls fn with each row in the canonical form.
 func readParquet(ctx context.Context, eng storage.Engine, path string, cols []Column, fn func([]byte) error) error {
-	parts := make([]string, len(cols))
-	for i, c := range cols {
-		parts[i] = "`" + c.Name + "` " + c.Type
-	}
-	q, err := storage.Bind(queries.MustGet("audit_read_file"), map[string]any{"path": path, "format": "Parquet", "structure": strings.Join(parts, ", ")})
+	q, err := storage.Bind(queries.MustGet("audit_read_file"), map[string]any{"path": path, "format": "Parquet", "structure": structure(cols)})
 	if err != nil {
 		return err
 	}
 	return eng.QueryJSON(ctx, q+"\n"+queries.MustGet("audit_settings"), fn)
+}
+
+// structure is the column list of an exported file, as the engine's
+// readers take it.
+func structure(cols []Column) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = "`" + c.Name + "` " + c.Type
+	}
+	return strings.Join(parts, ", ")
 }
 
 func newEventID() string {

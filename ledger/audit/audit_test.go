@@ -18,6 +18,7 @@ import (
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/storage"
+	"github.com/docketlabs/docket/ledger/storage/storagetest"
 	"github.com/docketlabs/docket/queries"
 )
 
@@ -576,5 +577,55 @@ func TestManifestMetadataIsCoveredByTheRoot(t *testing.T) {
 				t.Errorf("%s changed in a %s manifest: verify says %v", tc.name, f, err)
 			}
 		}
+	}
+}
+
+// TestParquetExportThroughAServer: a server writes no files for a client,
+// so over the server adapter the export asks for the Parquet file over the
+// connection and has the server read it back as external data. The bundle
+// verifies offline, and its rows are those of the embedded export.
+func TestParquetExportThroughAServer(t *testing.T) {
+	ctx := context.Background()
+	const tenant = "via-server"
+	insert(t, trickyCalls(tenant))
+	adapter, front, err := storagetest.OverChDB(ctx, store.Engine())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = adapter.Close(); front.Close() }()
+	server := ledgerstore.New(adapter)
+
+	embedded, err := Export(ctx, store, auditor(tenant), request(tenant, FormatParquet), filepath.Join(t.TempDir(), "embedded"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "server")
+	viaServer, err := Export(ctx, server, auditor(tenant), request(tenant, FormatParquet), dir)
+	if err != nil {
+		t.Fatalf("Parquet export through the server adapter: %v", err)
+	}
+	if len(viaServer.Files) != len(embedded.Files) {
+		t.Fatalf("%d files through the server, %d embedded", len(viaServer.Files), len(embedded.Files))
+	}
+	for i, f := range viaServer.Files {
+		e := embedded.Files[i]
+		if f.Name != e.Name || f.Rows != e.Rows || f.ChainHead != e.ChainHead {
+			t.Errorf("%s: %d rows, chain %s through the server; %s: %d rows, chain %s embedded", f.Name, f.Rows, f.ChainHead, e.Name, e.Rows, e.ChainHead)
+		}
+	}
+	if _, err = Verify(ctx, dir, engineOnly(store.Engine())); err != nil {
+		t.Fatalf("the bundle written through the server does not verify: %v", err)
+	}
+	var readBack int
+	for _, r := range front.Requests() {
+		if strings.Contains(r.SQL, "INTO OUTFILE") {
+			t.Errorf("the adapter asked the server to write a file: %.200s", r.SQL)
+		}
+		if strings.Contains(r.SQL, "FROM "+exportedTable) && r.BodyBytes > 0 {
+			readBack++
+		}
+	}
+	if readBack == 0 {
+		t.Fatal("no file was sent back to the server to be read")
 	}
 }

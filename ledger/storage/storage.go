@@ -13,6 +13,7 @@ package storage
 import (
 	"context"
 	"errors"
+	"io"
 )
 
 // Engine executes ClickHouse SQL. Implementations must be safe for concurrent
@@ -31,6 +32,21 @@ type Engine interface {
 	QueryJSON(ctx context.Context, query string, fn func(row []byte) error) error
 	// Close releases the engine.
 	Close() error
+}
+
+// FileEngine is an engine that hands whole files over its connection: a
+// server, whose HTTP interface answers a query as one file of a format and
+// takes files as external tables. The embedded engine is not one: its
+// results stream in chunks that are files each, so it writes and reads
+// files by path where this process runs.
+type FileEngine interface {
+	Engine
+	// QueryFile writes the result of query as one file in format to w.
+	QueryFile(ctx context.Context, query, format string, w io.Writer) error
+	// QueryOver runs a SELECT that reads data, a file in format whose
+	// columns are structure, as the table named table, and calls fn with
+	// each row as one JSON object.
+	QueryOver(ctx context.Context, query, table, format, structure string, data io.Reader, fn func(row []byte) error) error
 }
 
 // ErrStop may be returned by a QueryJSON callback to end iteration early

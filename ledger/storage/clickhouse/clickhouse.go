@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net"
 	"net/http"
 	"net/url"
@@ -104,7 +105,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Engine, error) {
 // CLUSTER statement arrives as the HTTP status, not after a 200 in a
 // status table nobody reads.
 func (e *Engine) Exec(ctx context.Context, query string) error {
-	resp, err := e.do(ctx, url.Values{"wait_end_of_query": {"1"}}, strings.NewReader(query))
+	resp, err := e.do(ctx, url.Values{"wait_end_of_query": {"1"}}, "", strings.NewReader(query))
 	if err != nil {
 		return fmt.Errorf("clickhouse: exec: %w", err)
 	}
@@ -127,7 +128,7 @@ func (e *Engine) Insert(ctx context.Context, query, format string, data ...[]byt
 	if query == "" || format == "" || len(readers) == 0 {
 		return errors.New("clickhouse: insert needs a statement, a format and rows")
 	}
-	resp, err := e.do(ctx, url.Values{"query": {query + " FORMAT " + format}, "wait_end_of_query": {"1"}}, io.MultiReader(readers...))
+	resp, err := e.do(ctx, url.Values{"query": {query + " FORMAT " + format}, "wait_end_of_query": {"1"}}, "", io.MultiReader(readers...))
 	if err != nil {
 		return fmt.Errorf("clickhouse: insert: %w", err)
 	}
@@ -138,17 +139,66 @@ func (e *Engine) Insert(ctx context.Context, query, format string, data ...[]byt
 	return nil
 }
 
-// QueryJSON implements storage.Engine. The server streams rows as it
-// produces them; an error after the first rows is told by a line that is not
-// a JSON object (http_write_exception_in_output_format = 0 writes the
-// exception as text) or by a cut connection, never by silence.
+// QueryJSON implements storage.Engine (readRows).
 func (e *Engine) QueryJSON(ctx context.Context, query string, fn func([]byte) error) error {
-	resp, err := e.do(ctx, url.Values{"default_format": {"JSONEachRow"}, "http_write_exception_in_output_format": {"0"}}, strings.NewReader(query))
+	resp, err := e.do(ctx, url.Values{"default_format": {"JSONEachRow"}, "http_write_exception_in_output_format": {"0"}}, "", strings.NewReader(query))
 	if err != nil {
 		return fmt.Errorf("clickhouse: query: %w", err)
 	}
 	defer resp.Body.Close()
-	r := bufio.NewReaderSize(resp.Body, 64<<10)
+	return readRows(resp.Body, fn)
+}
+
+// QueryFile implements storage.FileEngine: the server writes the whole
+// result as one file of format. An exception after the first bytes is
+// written into the file as text; the caller reads the file back
+// (QueryOver), which fails on it.
+func (e *Engine) QueryFile(ctx context.Context, query, format string, w io.Writer) error {
+	resp, err := e.do(ctx, url.Values{"default_format": {format}, "http_write_exception_in_output_format": {"0"}}, "", strings.NewReader(query))
+	if err != nil {
+		return fmt.Errorf("clickhouse: query %s: %w", format, err)
+	}
+	defer resp.Body.Close()
+	if _, err = io.Copy(w, resp.Body); err != nil {
+		return fmt.Errorf("clickhouse: query %s: %w", format, storage.ScrubError(err))
+	}
+	return nil
+}
+
+// QueryOver implements storage.FileEngine with the HTTP interface's
+// external data: data goes as a file part of a multipart body, the
+// statement in the URL.
+func (e *Engine) QueryOver(ctx context.Context, query, table, format, structure string, data io.Reader, fn func([]byte) error) error {
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		part, err := mw.CreateFormFile(table, table)
+		if err == nil {
+			_, err = io.Copy(part, data)
+		}
+		if err == nil {
+			err = mw.Close()
+		}
+		pw.CloseWithError(err)
+	}()
+	params := url.Values{"query": {query}, "default_format": {"JSONEachRow"}, "http_write_exception_in_output_format": {"0"},
+		table + "_format": {format}, table + "_structure": {structure}}
+	resp, err := e.do(ctx, params, mw.FormDataContentType(), pr)
+	if err != nil {
+		_ = pr.CloseWithError(err)
+		return fmt.Errorf("clickhouse: query over %s: %w", table, err)
+	}
+	defer resp.Body.Close()
+	return readRows(resp.Body, fn)
+}
+
+// readRows calls fn with each JSON row of a streamed result. The server
+// streams rows as it produces them; an error after the first rows is told
+// by a line that is not a JSON object (http_write_exception_in_output_format
+// = 0 writes the exception as text) or by a cut connection, never by
+// silence.
+func readRows(body io.Reader, fn func([]byte) error) error {
+	r := bufio.NewReaderSize(body, 64<<10)
 	var long []byte // a row longer than the buffer
 	for {
 		line, err := r.ReadSlice('\n')
@@ -182,7 +232,7 @@ func (e *Engine) QueryJSON(ctx context.Context, query string, fn func([]byte) er
 
 // do POSTs body with params and returns a successful response; a failed
 // one becomes its scrubbed error text.
-func (e *Engine) do(ctx context.Context, params url.Values, body io.Reader) (*http.Response, error) {
+func (e *Engine) do(ctx context.Context, params url.Values, contentType string, body io.Reader) (*http.Response, error) {
 	if params == nil {
 		params = url.Values{}
 	}
@@ -195,6 +245,9 @@ func (e *Engine) do(ctx context.Context, params url.Values, body io.Reader) (*ht
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.endpoint+"?"+params.Encode(), body)
 	if err != nil {
 		return nil, err
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
 	}
 	// Credentials in headers, not in the URL, which proxies log.
 	if e.user != "" {
@@ -230,4 +283,4 @@ func (e *Engine) Close() error {
 	return nil
 }
 
-var _ storage.Engine = (*Engine)(nil)
+var _ storage.FileEngine = (*Engine)(nil)
