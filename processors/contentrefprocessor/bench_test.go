@@ -2,11 +2,9 @@ package contentrefprocessor
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
@@ -18,9 +16,8 @@ import (
 func BenchmarkProcessTraces(b *testing.B) {
 	for _, fsync := range []bool{false, true} {
 		b.Run(fmt.Sprintf("fsync=%v", fsync), func(b *testing.B) {
-			c := contentstore.NewDefaultConfig()
-			c.Directory = configoptional.Some(contentstore.DirConfig{Path: filepath.Join(b.TempDir(), "content"), Fsync: fsync})
-			c.Secret = testSecret
+			c := dirStoreConfig(b, contentstore.Limits{})
+			c.Directory.Get().Fsync = fsync
 			h, _ := storeExt(b, c)
 			hs := newHarness(b, defaultConfig(), h)
 			filler := strings.Repeat("lorem ipsum ", 80)
@@ -79,10 +76,7 @@ func BenchmarkSpanKinds(b *testing.B) {
 	}
 	for _, kind := range []string{"genai", "plain"} {
 		b.Run("kind="+kind, func(b *testing.B) {
-			c := contentstore.NewDefaultConfig()
-			c.Directory = configoptional.Some(contentstore.DirConfig{Path: filepath.Join(b.TempDir(), "content")})
-			c.Secret = testSecret
-			h, _ := storeExt(b, c)
+			h, _ := storeExt(b, dirStoreConfig(b, contentstore.Limits{}))
 			hs := newHarness(b, defaultConfig(), h)
 			n := 0
 			b.ReportAllocs()

@@ -24,6 +24,7 @@ import (
 
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/contentstore/contentstoreextension"
+	"github.com/docketlabs/docket/contentstore/contentstoretest"
 	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/internal/s3test"
 	"github.com/docketlabs/docket/processors/contentrefprocessor/internal/metadata"
@@ -56,8 +57,7 @@ func storeExt(t testing.TB, cfg contentstore.Config) (host, contentstore.Store) 
 }
 
 func dirStoreConfig(t testing.TB, limits contentstore.Limits) contentstore.Config {
-	c := contentstore.NewDefaultConfig()
-	c.Directory = configoptional.Some(contentstore.DirConfig{Path: filepath.Join(t.TempDir(), "content")})
+	c := contentstoretest.DirConfig(filepath.Join(t.TempDir(), "content"))
 	c.Secret = testSecret
 	if limits.MaxObjectBytes > 0 {
 		c.MaxObjectBytes, c.MaxTotalBytes = limits.MaxObjectBytes, limits.MaxTotalBytes
