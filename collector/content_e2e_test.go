@@ -29,6 +29,7 @@ import (
 
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/internal/s3test"
+	"github.com/docketlabs/docket/internal/spantest"
 	"github.com/docketlabs/docket/ledger/ledgertest"
 	"github.com/docketlabs/docket/ledger/storage/chdb"
 
@@ -176,17 +177,9 @@ func contentBatch(first, n int, canaries []string) (ptrace.Traces, plog.Logs) {
 	now := time.Now()
 	for i := first; i < first+n; i++ {
 		c := canaries[i%len(canaries)]
-		s := spans.AppendEmpty()
-		s.SetTraceID(pcommon.TraceID{0xc0, byte(i >> 8), byte(i)})
-		s.SetSpanID(spanIDOf(i))
-		s.SetName("chat gpt-4o-mini")
-		s.SetStartTimestamp(pcommon.NewTimestampFromTime(now.Add(-time.Second)))
-		s.SetEndTimestamp(pcommon.NewTimestampFromTime(now))
-		a := s.Attributes()
-		a.PutStr("gen_ai.operation.name", "chat")
-		a.PutStr("gen_ai.provider.name", "openai")
-		a.PutStr("gen_ai.request.model", "gpt-4o-mini")
-		a.PutStr("gen_ai.response.id", fmt.Sprintf("chatcmpl-e2e-%d", i))
+		s := spantest.Chat(spans, "openai", "gpt-4o-mini")
+		spantest.At(s, pcommon.TraceID{0xc0, byte(i >> 8), byte(i)}, spanIDOf(i), now)
+		spantest.Response(s, "", fmt.Sprintf("chatcmpl-e2e-%d", i))
 		placeCanary(s, (i+i/100)%7, c)
 		lr := records.AppendEmpty()
 		lr.SetTraceID(s.TraceID())

@@ -4,6 +4,9 @@
 package spantest
 
 import (
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/docketlabs/docket/internal/conventions"
@@ -48,4 +51,45 @@ func DB(spans ptrace.SpanSlice, system, query string) ptrace.Span {
 	}
 	s.Attributes().PutStr(conventions.DBQueryText, query)
 	return s
+}
+
+// Retrieval appends a client span of a retrieval from dataSource returning
+// documents (the gen_ai.retrieval.documents JSON); "" leaves either out.
+func Retrieval(spans ptrace.SpanSlice, dataSource, documents string) ptrace.Span {
+	s := spans.AppendEmpty()
+	s.SetName("retrieval " + dataSource)
+	s.SetKind(ptrace.SpanKindClient)
+	s.Attributes().PutStr(conventions.OperationName, "retrieval")
+	if dataSource != "" {
+		s.Attributes().PutStr(conventions.DataSourceID, dataSource)
+	}
+	if documents != "" {
+		s.Attributes().PutStr(conventions.RetrievalDocuments, documents)
+	}
+	return s
+}
+
+// At gives s its trace and span IDs and a duration of a second ending at end.
+func At(s ptrace.Span, traceID pcommon.TraceID, spanID pcommon.SpanID, end time.Time) {
+	s.SetTraceID(traceID)
+	s.SetSpanID(spanID)
+	s.SetStartTimestamp(pcommon.NewTimestampFromTime(end.Add(-time.Second)))
+	s.SetEndTimestamp(pcommon.NewTimestampFromTime(end))
+}
+
+// Response sets the response model and ID of a call span; "" leaves either
+// out.
+func Response(s ptrace.Span, model, id string) {
+	if model != "" {
+		s.Attributes().PutStr(conventions.ResponseModel, model)
+	}
+	if id != "" {
+		s.Attributes().PutStr(conventions.ResponseID, id)
+	}
+}
+
+// Usage sets the input and output token counts of a call span.
+func Usage(s ptrace.Span, input, output int64) {
+	s.Attributes().PutInt(conventions.UsageInput, input)
+	s.Attributes().PutInt(conventions.UsageOutput, output)
 }

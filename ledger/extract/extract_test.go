@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/docketlabs/docket/internal/conventions"
+	"github.com/docketlabs/docket/internal/spantest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/pricing"
 )
@@ -207,8 +208,8 @@ func TestEvidenceSpans(t *testing.T) {
 	if e.DBQueryText == nil || *e.DBQueryText != "SELECT * FROM users WHERE email = ?" || e.DBQueryStatus != ledger.QuerySanitized {
 		t.Fatalf("sanitized query: %+v", e)
 	}
-	_, span = testSpan(map[string]any{"gen_ai.operation.name": "retrieval", "gen_ai.data_source.id": "kb",
-		"gen_ai.retrieval.documents": `[{"id":"doc-1","version":"v3","score":0.9},{"id":"doc-2"}]`})
+	span = spantest.Retrieval(ptrace.NewSpanSlice(), "kb", `[{"id":"doc-1","version":"v3","score":0.9},{"id":"doc-2"}]`)
+	spantest.At(span, pcommon.TraceID{1, 2, 3}, pcommon.SpanID{1, 1, 1}, time.Now())
 	e, _ = evidenceOf(x, pcommon.NewResource(), span, time.Now())
 	if e.Category != "retrieval" || len(e.Documents) != 2 || e.Documents[0].Version != "v3" || *e.Documents[0].Score != 0.9 || e.Documents[1].Score != nil {
 		t.Fatalf("retrieval: %+v", e)

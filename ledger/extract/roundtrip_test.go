@@ -11,6 +11,8 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/docketlabs/docket/internal/conventions"
+	"github.com/docketlabs/docket/internal/spantest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/ledgertest"
@@ -76,10 +78,10 @@ func TestInsertIsIdempotentAndRoundTrips(t *testing.T) {
 
 func TestEvidenceRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	res, span := testSpan(map[string]any{"gen_ai.operation.name": "retrieval",
-		"gen_ai.retrieval.documents": `[{"id":"doc-7","version":"v2","score":0.5}]`})
-	span.SetTraceID(pcommon.TraceID{0xee, 1})
-	e, ok := evidenceOf(testExtractor(t), res, span, time.Now().UTC())
+	td, spans := spantest.Traces(map[string]any{conventions.ServiceName: "support-bot"})
+	span := spantest.Retrieval(spans, "", `[{"id":"doc-7","version":"v2","score":0.5}]`)
+	spantest.At(span, pcommon.TraceID{0xee, 1}, pcommon.SpanID{1, 1, 1, 1, 1, 1, 1, 1}, time.Date(2026, 3, 1, 12, 0, 1, 0, time.UTC))
+	e, ok := evidenceOf(testExtractor(t), td.ResourceSpans().At(0).Resource(), span, time.Now().UTC())
 	if !ok {
 		t.Fatal("not evidence")
 	}
