@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -435,6 +436,21 @@ func TestAdminPages(t *testing.T) {
 	for _, e := range entries.Entries {
 		if e.Actor != "admin" || e.Action != "hold_create" {
 			t.Fatalf("filter let through %+v", e)
+		}
+	}
+	// The page's action filter offers what the API lists: every action
+	// the log holds by now.
+	code, body = admin.do("GET", "/api/v1/access-log", nil)
+	all := decodeJSON[struct {
+		Entries []ledgerstore.AccessEntry `json:"entries"`
+		Actions []string                  `json:"actions"`
+	}](t, body)
+	if code != http.StatusOK || len(all.Entries) == 0 {
+		t.Fatalf("access log: %d %s", code, body)
+	}
+	for _, e := range all.Entries {
+		if !slices.Contains(all.Actions, e.Action) {
+			t.Errorf("the log holds action %q, the API lists only %v", e.Action, all.Actions)
 		}
 	}
 	// No runner in this process: the page says so, and lists runs.
