@@ -34,9 +34,9 @@ func appendServer(spans ptrace.SpanSlice, tid pcommon.TraceID) {
 	s.SetEndTimestamp(pcommon.NewTimestampFromTime(now))
 	s.SetName("POST /ask?token=name-secret-6")
 	a := s.Attributes()
-	a.PutStr("http.request.method", "POST")
-	a.PutStr("http.route", "/ask")
-	a.PutInt("http.response.status_code", 200)
+	a.PutStr(conventions.HTTPRequestMethod, "POST")
+	a.PutStr(conventions.HTTPRoute, "/ask")
+	a.PutInt(conventions.HTTPResponseStatusCode, 200)
 	a.PutStr("url.query", "token=query-secret-1")
 	a.PutStr("url.full", "https://app.example/ask?token=full-secret-2")
 	a.PutStr("http.target", "/ask?token=target-secret-7")
@@ -90,7 +90,7 @@ func TestRequestSpansThroughCollector(t *testing.T) {
 		_, b := evidenceOf(after)
 		return a && b
 	})
-	want := map[string]string{"http.request.method": "POST", "http.route": "/ask", "http.response.status_code": "200"}
+	want := map[string]string{conventions.HTTPRequestMethod: "POST", conventions.HTTPRoute: "/ask", conventions.HTTPResponseStatusCode: "200"}
 	for _, tid := range []pcommon.TraceID{before, after} {
 		s, _ := evidenceOf(tid)
 		if !reflect.DeepEqual(s.SpanAttributes, want) || s.SpanName != "POST /ask" {

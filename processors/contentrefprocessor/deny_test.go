@@ -160,7 +160,7 @@ func TestRandomUnknownKeysNeverLeave(t *testing.T) {
 
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("tenant.id", "acme")
+	rs.Resource().Attributes().PutStr(conventions.TenantAttribute, "acme")
 	for _, scope := range []string{"", "ai", "com.anthropic.sdk.typescript", "@traceloop/instrumentation-openai", "openinference.instrumentation.openai"} {
 		ss := rs.ScopeSpans().AppendEmpty()
 		ss.Scope().SetName(scope)
@@ -189,7 +189,7 @@ func TestRandomUnknownKeysNeverLeave(t *testing.T) {
 
 	ld := plog.NewLogs()
 	rl := ld.ResourceLogs().AppendEmpty()
-	rl.Resource().Attributes().PutStr("tenant.id", "acme")
+	rl.Resource().Attributes().PutStr(conventions.TenantAttribute, "acme")
 	sl := rl.ScopeLogs().AppendEmpty()
 	sl.Scope().SetName("@opentelemetry/instrumentation-openai")
 	for _, ev := range []string{"gen_ai.user.message", "gen_ai.something.new"} {
@@ -247,11 +247,11 @@ func everyContentKey(p *planter) (ptrace.Traces, plog.Logs, []plantedCall) {
 	now := time.Now()
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("tenant.id", "acme")
+	rs.Resource().Attributes().PutStr(conventions.TenantAttribute, "acme")
 	ss := rs.ScopeSpans().AppendEmpty()
 	ld := plog.NewLogs()
 	rl := ld.ResourceLogs().AppendEmpty()
-	rl.Resource().Attributes().PutStr("tenant.id", "acme")
+	rl.Resource().Attributes().PutStr(conventions.TenantAttribute, "acme")
 	sl := rl.ScopeLogs().AppendEmpty()
 	var calls []plantedCall
 	n := 0
@@ -383,9 +383,9 @@ func TestNonGenAISpanUnchanged(t *testing.T) {
 	hs := newHarness(t, defaultConfig(), h)
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("tenant.id", "acme")
+	rs.Resource().Attributes().PutStr(conventions.TenantAttribute, "acme")
 	s := newSpan(rs, "GET /orders")
-	s.Attributes().PutStr("http.request.method", "GET")
+	s.Attributes().PutStr(conventions.HTTPRequestMethod, "GET")
 	s.Attributes().PutStr("order.note", "free text")
 	s.Attributes().PutEmptySlice("order.items").AppendEmpty().SetStr("book")
 	ev := s.Events().AppendEmpty()
@@ -404,7 +404,7 @@ func TestNonGenAISpanUnchanged(t *testing.T) {
 	out = newHarness(t, all, h).consumeTraces(t, want)
 	s = spansByName(out)["GET /orders"]
 	a := s.Attributes()
-	if v, _ := a.Get("http.request.method"); v.Str() != "GET" || a.Len() != 5 {
+	if v, _ := a.Get(conventions.HTTPRequestMethod); v.Str() != "GET" || a.Len() != 5 {
 		t.Fatalf("all: %v", a.AsRaw())
 	}
 	if got := fetch(t, st, refs(a)); got != `{"order.items":["book"],"order.note":"free text"}` {
@@ -420,7 +420,7 @@ func TestUnknownKeysConfig(t *testing.T) {
 	span := func() ptrace.Traces {
 		td := ptrace.NewTraces()
 		rs := td.ResourceSpans().AppendEmpty()
-		rs.Resource().Attributes().PutStr("tenant.id", "acme")
+		rs.Resource().Attributes().PutStr(conventions.TenantAttribute, "acme")
 		s := genAISpan(rs.ScopeSpans().AppendEmpty(), "chat")
 		s.Attributes().PutStr("app.feature", "search")
 		s.Attributes().PutStr("app.note", canary(1))
@@ -503,7 +503,7 @@ func TestInvocationParametersSplit(t *testing.T) {
 	hs := newHarness(t, defaultConfig(), h)
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("tenant.id", "acme")
+	rs.Resource().Attributes().PutStr(conventions.TenantAttribute, "acme")
 	s := newSpan(rs, "ChatCompletion")
 	s.Attributes().PutStr(conventions.OpenInferenceKind, "LLM")
 	s.Attributes().PutStr(conventions.InvocationParameters, fmt.Sprintf(
@@ -539,7 +539,7 @@ func TestRetrievedDocumentsSplit(t *testing.T) {
 	hs := newHarness(t, defaultConfig(), h)
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("tenant.id", "acme")
+	rs.Resource().Attributes().PutStr(conventions.TenantAttribute, "acme")
 	ids := `[{"id":"kb-1","score":0.9,"version":"3"}]`
 	plain := newSpan(rs, "retrieval plain")
 	plain.Attributes().PutStr(conventions.OperationName, "retrieval")

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/docketlabs/docket/internal/configtest"
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/processors/sqlsanitizerprocessor/sanitize"
 )
 
@@ -19,7 +20,7 @@ func TestLoadConfig(t *testing.T) {
 	}{
 		{name: "", want: createDefaultConfig()},
 		{name: "custom", want: &Config{
-			Attributes:        []string{"db.query.text", "db.statement", "sql.query"},
+			Attributes:        []string{conventions.DBQueryText, conventions.DBStatement, "sql.query"},
 			DefaultDialect:    "postgresql",
 			CollapseLists:     true,
 			KeepSQLCommenter:  true,
@@ -50,7 +51,7 @@ func TestDefaultConfigIsUseful(t *testing.T) {
 
 func TestValidateRejectsDuplicatesAndReservedKeys(t *testing.T) {
 	cfg := createDefaultConfig()
-	cfg.Attributes = []string{"db.query.text", "db.query.text", "", attrSanitization}
+	cfg.Attributes = []string{conventions.DBQueryText, conventions.DBQueryText, "", attrSanitization}
 	err := cfg.Validate()
 	require.ErrorContains(t, err, "listed twice")
 	require.ErrorContains(t, err, "empty key")
