@@ -27,44 +27,35 @@ func Traces(resource map[string]any) (ptrace.Traces, ptrace.SpanSlice) {
 }
 
 // Chat appends a client span of a chat call on model to spans; provider ""
-// leaves gen_ai.provider.name out. IDs and times are the test's to set.
+// leaves gen_ai.provider.name out (and model "" the model). IDs and times
+// are the test's to set.
 func Chat(spans ptrace.SpanSlice, provider, model string) ptrace.Span {
-	s := spans.AppendEmpty()
-	s.SetName("chat " + model)
-	s.SetKind(ptrace.SpanKindClient)
-	s.Attributes().PutStr(conventions.OperationName, "chat")
-	if provider != "" {
-		s.Attributes().PutStr(conventions.ProviderName, provider)
-	}
-	s.Attributes().PutStr(conventions.RequestModel, model)
-	return s
+	return client(spans, "chat "+model, conventions.OperationName, "chat", conventions.ProviderName, provider, conventions.RequestModel, model)
 }
 
 // DB appends a database client span carrying query text to spans; system ""
-// leaves db.system.name out.
+// leaves db.system.name out (and query "" the text).
 func DB(spans ptrace.SpanSlice, system, query string) ptrace.Span {
-	s := spans.AppendEmpty()
-	s.SetName("db query")
-	s.SetKind(ptrace.SpanKindClient)
-	if system != "" {
-		s.Attributes().PutStr(conventions.DBSystemName, system)
-	}
-	s.Attributes().PutStr(conventions.DBQueryText, query)
-	return s
+	return client(spans, "db query", conventions.DBSystemName, system, conventions.DBQueryText, query)
 }
 
 // Retrieval appends a client span of a retrieval from dataSource returning
 // documents (the gen_ai.retrieval.documents JSON); "" leaves either out.
 func Retrieval(spans ptrace.SpanSlice, dataSource, documents string) ptrace.Span {
+	return client(spans, "retrieval "+dataSource, conventions.OperationName, "retrieval", conventions.DataSourceID, dataSource,
+		conventions.RetrievalDocuments, documents)
+}
+
+// client appends a client span named name with the string attributes of
+// keyValues (key, value, …), leaving out those whose value is "".
+func client(spans ptrace.SpanSlice, name string, keyValues ...string) ptrace.Span {
 	s := spans.AppendEmpty()
-	s.SetName("retrieval " + dataSource)
+	s.SetName(name)
 	s.SetKind(ptrace.SpanKindClient)
-	s.Attributes().PutStr(conventions.OperationName, "retrieval")
-	if dataSource != "" {
-		s.Attributes().PutStr(conventions.DataSourceID, dataSource)
-	}
-	if documents != "" {
-		s.Attributes().PutStr(conventions.RetrievalDocuments, documents)
+	for i := 0; i+1 < len(keyValues); i += 2 {
+		if keyValues[i+1] != "" {
+			s.Attributes().PutStr(keyValues[i], keyValues[i+1])
+		}
 	}
 	return s
 }
