@@ -9,12 +9,10 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/component"
-	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor/processortest"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -34,24 +32,9 @@ type observed struct {
 func newObserved(t *testing.T, cfg *Config, h component.Host) observed {
 	t.Helper()
 	core, logs := observer.New(zapcore.DebugLevel)
-	hs := &harness{tsink: new(consumertest.TracesSink), lsink: new(consumertest.LogsSink), reader: sdkmetric.NewManualReader()}
 	set := processortest.NewNopSettings(metadata.Type)
 	set.Logger = zap.New(core)
-	set.MeterProvider = sdkmetric.NewMeterProvider(sdkmetric.WithReader(hs.reader))
-	var err error
-	if hs.traces, err = NewFactory().CreateTraces(ctx, set, cfg, hs.tsink); err != nil {
-		t.Fatal(err)
-	}
-	if hs.logs, err = NewFactory().CreateLogs(ctx, set, cfg, hs.lsink); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []component.Component{hs.traces, hs.logs} {
-		if err := c.Start(ctx, h); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Shutdown(ctx) })
-	}
-	return observed{hs, logs}
+	return observed{startHarness(t, cfg, h, set), logs}
 }
 
 // leaks returns the canaries found in the processor's log and metric

@@ -77,8 +77,14 @@ type harness struct {
 
 func newHarness(t testing.TB, cfg *Config, h component.Host) *harness {
 	t.Helper()
+	return startHarness(t, cfg, h, processortest.NewNopSettings(metadata.Type))
+}
+
+// startHarness starts the processor's traces and logs halves on h under
+// set, keeping their metrics, and shuts them down when the test ends.
+func startHarness(t testing.TB, cfg *Config, h component.Host, set processor.Settings) *harness {
+	t.Helper()
 	hs := &harness{tsink: new(consumertest.TracesSink), lsink: new(consumertest.LogsSink), reader: sdkmetric.NewManualReader()}
-	set := processortest.NewNopSettings(metadata.Type)
 	set.MeterProvider = sdkmetric.NewMeterProvider(sdkmetric.WithReader(hs.reader))
 	var err error
 	if hs.traces, err = NewFactory().CreateTraces(ctx, set, cfg, hs.tsink); err != nil {
