@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
@@ -26,7 +25,9 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/internal/proctest"
+	"github.com/docketlabs/docket/internal/spantest"
 )
 
 // bpProc is a collector on testdata/ledger-backpressure.yaml: the ledger
@@ -74,26 +75,13 @@ func embeddedLedger(dir string) string { return fmt.Sprintf("{embedded: {path: %
 
 // bpBatch is calls first..first+n-1 as LLM call spans.
 func bpBatch(first, n int) []byte {
-	td := ptrace.NewTraces()
-	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("service.name", "backpressure")
-	spans := rs.ScopeSpans().AppendEmpty().Spans()
+	td, spans := spantest.Traces(map[string]any{conventions.ServiceName: "backpressure"})
 	now := time.Now()
 	for i := first; i < first+n; i++ {
-		s := spans.AppendEmpty()
-		s.SetTraceID(pcommon.TraceID{0xb0, 0, 0, 0, byte(i >> 24), byte(i >> 16), byte(i >> 8), byte(i)})
-		s.SetSpanID(spanIDOf(i))
-		s.SetName("chat gpt-4o-mini")
-		s.SetStartTimestamp(pcommon.NewTimestampFromTime(now.Add(-time.Second)))
-		s.SetEndTimestamp(pcommon.NewTimestampFromTime(now))
-		a := s.Attributes()
-		a.PutStr("gen_ai.operation.name", "chat")
-		a.PutStr("gen_ai.provider.name", "openai")
-		a.PutStr("gen_ai.request.model", "gpt-4o-mini")
-		a.PutStr("gen_ai.response.model", "gpt-4o-mini-2024-07-18")
-		a.PutStr("gen_ai.response.id", fmt.Sprintf("chatcmpl-%d-%x", i, uint64(i)*0x9e3779b97f4a7c15))
-		a.PutInt("gen_ai.usage.input_tokens", int64(100+i%50))
-		a.PutInt("gen_ai.usage.output_tokens", int64(20+i%7))
+		s := spantest.Chat(spans, "openai", "gpt-4o-mini")
+		spantest.At(s, pcommon.TraceID{0xb0, 0, 0, 0, byte(i >> 24), byte(i >> 16), byte(i >> 8), byte(i)}, spanIDOf(i), now)
+		spantest.Response(s, "gpt-4o-mini-2024-07-18", fmt.Sprintf("chatcmpl-%d-%x", i, uint64(i)*0x9e3779b97f4a7c15))
+		spantest.Usage(s, int64(100+i%50), int64(20+i%7))
 	}
 	body, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
 	if err != nil {

@@ -28,7 +28,9 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/internal/s3test"
+	"github.com/docketlabs/docket/internal/spantest"
 	"github.com/docketlabs/docket/ledger/ledgertest"
 	"github.com/docketlabs/docket/ledger/storage/chdb"
 
@@ -92,19 +94,19 @@ func placeCanary(s ptrace.Span, form int, c string) {
 	a := s.Attributes()
 	switch form {
 	case 0:
-		a.PutStr("gen_ai.input.messages", messagesJSON("user", "Please update my contact: "+c))
-		out := a.PutEmptySlice("gen_ai.output.messages").AppendEmpty().SetEmptyMap()
+		a.PutStr(conventions.InputMessages, messagesJSON("user", "Please update my contact: "+c))
+		out := a.PutEmptySlice(conventions.OutputMessages).AppendEmpty().SetEmptyMap()
 		out.PutStr("role", "assistant")
 		out.PutStr("finish_reason", "stop")
 		p := out.PutEmptySlice("parts").AppendEmpty().SetEmptyMap()
 		p.PutStr("type", "text")
 		p.PutStr("content", "Done.")
 	case 1:
-		a.PutStr("gen_ai.system_instructions", `[{"type":"text","content":"The customer is `+c+`."}]`)
-		a.PutStr("gen_ai.tool.definitions", `[{"type":"function","name":"lookup_customer"}]`)
+		a.PutStr(conventions.SystemInstructions, `[{"type":"text","content":"The customer is `+c+`."}]`)
+		a.PutStr(conventions.ToolDefinitions, `[{"type":"function","name":"lookup_customer"}]`)
 	case 2:
-		a.PutStr("gen_ai.prompt", "Who is "+c+"?")
-		a.PutStr("gen_ai.completion", "I cannot say.")
+		a.PutStr(conventions.Prompt, "Who is "+c+"?")
+		a.PutStr(conventions.Completion, "I cannot say.")
 	case 3:
 		a.PutStr("gen_ai.prompt.0.role", "user")
 		a.PutStr("gen_ai.prompt.0.content", "My details: "+c)
@@ -113,14 +115,14 @@ func placeCanary(s ptrace.Span, form int, c string) {
 	case 4:
 		ev := s.Events().AppendEmpty()
 		ev.SetName("gen_ai.content.prompt")
-		ev.Attributes().PutStr("gen_ai.prompt", messagesJSON("user", c))
+		ev.Attributes().PutStr(conventions.Prompt, messagesJSON("user", c))
 		ev = s.Events().AppendEmpty()
 		ev.SetName("gen_ai.content.completion")
-		ev.Attributes().PutStr("gen_ai.completion", "Thanks.")
+		ev.Attributes().PutStr(conventions.Completion, "Thanks.")
 	case 5:
 		ev := s.Events().AppendEmpty()
 		ev.SetName("gen_ai.client.inference.operation.details")
-		ev.Attributes().PutStr("gen_ai.output.messages", messagesJSON("assistant", "Your record: "+c))
+		ev.Attributes().PutStr(conventions.OutputMessages, messagesJSON("assistant", "Your record: "+c))
 	case 6:
 		a.PutStr("gen_ai.tool.call.arguments", `{"query":"`+c+`"}`)
 		a.PutStr("gen_ai.tool.call.result", `{"found":true}`)
@@ -148,8 +150,8 @@ func placeLogCanary(lr plog.LogRecord, form int, c string) {
 		m.PutInt("index", 0)
 		m.PutEmptyMap("message").PutStr("content", "Confirmed "+c)
 	case 5:
-		lr.Attributes().PutStr("event.name", "gen_ai.client.inference.operation.details")
-		lr.Attributes().PutStr("gen_ai.input.messages", messagesJSON("user", c))
+		lr.Attributes().PutStr(conventions.EventNameAttribute, "gen_ai.client.inference.operation.details")
+		lr.Attributes().PutStr(conventions.InputMessages, messagesJSON("user", c))
 	}
 }
 
@@ -168,25 +170,17 @@ func contentBatch(first, n int, canaries []string) (ptrace.Traces, plog.Logs) {
 	td, ld := ptrace.NewTraces(), plog.NewLogs()
 	rs, rl := td.ResourceSpans().AppendEmpty(), ld.ResourceLogs().AppendEmpty()
 	for _, res := range []pcommon.Resource{rs.Resource(), rl.Resource()} {
-		res.Attributes().PutStr("service.name", "support-bot")
-		res.Attributes().PutStr("tenant.id", tenant)
+		res.Attributes().PutStr(conventions.ServiceName, "support-bot")
+		res.Attributes().PutStr(conventions.TenantAttribute, tenant)
 	}
 	spans := rs.ScopeSpans().AppendEmpty().Spans()
 	records := rl.ScopeLogs().AppendEmpty().LogRecords()
 	now := time.Now()
 	for i := first; i < first+n; i++ {
 		c := canaries[i%len(canaries)]
-		s := spans.AppendEmpty()
-		s.SetTraceID(pcommon.TraceID{0xc0, byte(i >> 8), byte(i)})
-		s.SetSpanID(spanIDOf(i))
-		s.SetName("chat gpt-4o-mini")
-		s.SetStartTimestamp(pcommon.NewTimestampFromTime(now.Add(-time.Second)))
-		s.SetEndTimestamp(pcommon.NewTimestampFromTime(now))
-		a := s.Attributes()
-		a.PutStr("gen_ai.operation.name", "chat")
-		a.PutStr("gen_ai.provider.name", "openai")
-		a.PutStr("gen_ai.request.model", "gpt-4o-mini")
-		a.PutStr("gen_ai.response.id", fmt.Sprintf("chatcmpl-e2e-%d", i))
+		s := spantest.Chat(spans, "openai", "gpt-4o-mini")
+		spantest.At(s, pcommon.TraceID{0xc0, byte(i >> 8), byte(i)}, spanIDOf(i), now)
+		spantest.Response(s, "", fmt.Sprintf("chatcmpl-e2e-%d", i))
 		placeCanary(s, (i+i/100)%7, c)
 		lr := records.AppendEmpty()
 		lr.SetTraceID(s.TraceID())
@@ -210,8 +204,8 @@ func refsOn(attrs pcommon.Map) []string {
 // contentKeyLeft reports a content attribute still on a map.
 func contentKeyLeft(attrs pcommon.Map) string {
 	for k := range attrs.All() {
-		for _, ck := range []string{"gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions",
-			"gen_ai.tool.definitions", "gen_ai.tool.call.arguments", "gen_ai.tool.call.result", "gen_ai.prompt", "gen_ai.completion"} {
+		for _, ck := range []string{conventions.InputMessages, conventions.OutputMessages, conventions.SystemInstructions,
+			conventions.ToolDefinitions, "gen_ai.tool.call.arguments", "gen_ai.tool.call.result", conventions.Prompt, conventions.Completion} {
 			if k == ck || strings.HasPrefix(k, ck+".") {
 				return k
 			}
@@ -276,7 +270,7 @@ func TestContentNeverLeavesTheCollector(t *testing.T) {
 	big := calls
 	td, _ := contentBatch(big, 1, canaries)
 	bigSpan := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
-	bigSpan.Attributes().PutStr("gen_ai.input.messages", messagesJSON("user", strings.Repeat("lorem ipsum ", 10<<20/12)+canaries[0]))
+	bigSpan.Attributes().PutStr(conventions.InputMessages, messagesJSON("user", strings.Repeat("lorem ipsum ", 10<<20/12)+canaries[0]))
 	send(t, p.otlpURL, td)
 
 	p.waitCalls(calls+1, 2*time.Minute)
@@ -377,7 +371,7 @@ func TestContentNeverLeavesTheCollector(t *testing.T) {
 				for _, s := range ss.Spans().All() {
 					i := indexOf(s.SpanID())
 					spansByID[s.SpanID().String()] = s
-					status, _ := s.Attributes().Get("docket.content.status")
+					status, _ := s.Attributes().Get(conventions.ContentStatus)
 					counts[status.Str()]++
 					if status.Str() != wantStatus(i) {
 						t.Errorf("call %d: status %q, want %q", i, status.Str(), wantStatus(i))
@@ -420,7 +414,7 @@ func TestContentNeverLeavesTheCollector(t *testing.T) {
 			for _, sl := range rl.ScopeLogs().All() {
 				for _, lr := range sl.LogRecords().All() {
 					i := indexOf(lr.SpanID())
-					status, _ := lr.Attributes().Get("docket.content.status")
+					status, _ := lr.Attributes().Get(conventions.ContentStatus)
 					logCounts[status.Str()]++
 					if status.Str() != wantStatus(i) || lr.Body().Type() != pcommon.ValueTypeEmpty || contentKeyLeft(lr.Attributes()) != "" {
 						t.Errorf("log of call %d: status %q, body %v, attributes %v", i, status.Str(), lr.Body().Type(), lr.Attributes().AsRaw())
@@ -485,11 +479,11 @@ func TestContentNeverLeavesTheCollector(t *testing.T) {
 			}
 			return ""
 		}
-		bytesAttr, _ := attrs.Get("docket.content.bytes")
-		if call.ContentStatus != str("docket.content.status") || call.InputRef != ref("gen_ai.input.messages_ref", "gen_ai.prompt_ref") ||
-			call.OutputRef != ref("gen_ai.output.messages_ref", "gen_ai.completion_ref") ||
-			call.SystemInstructionsRef != ref("gen_ai.system_instructions_ref") ||
-			call.ToolDefinitionsRef != ref("gen_ai.tool.definitions_ref") || call.ContentBytes == nil || *call.ContentBytes != bytesAttr.Int() {
+		bytesAttr, _ := attrs.Get(conventions.ContentBytes)
+		if call.ContentStatus != str(conventions.ContentStatus) || call.InputRef != ref(conventions.InputRef, "gen_ai.prompt_ref") ||
+			call.OutputRef != ref(conventions.OutputRef, "gen_ai.completion_ref") ||
+			call.SystemInstructionsRef != ref(conventions.SystemInstructionsRef) ||
+			call.ToolDefinitionsRef != ref(conventions.ToolDefinitionsRef) || call.ContentBytes == nil || *call.ContentBytes != bytesAttr.Int() {
 			t.Errorf("ledger row of span %s differs from the span: %s", call.SpanID, row.raw)
 		}
 	}

@@ -19,8 +19,10 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/internal/proctest"
 	"github.com/docketlabs/docket/internal/shorttest"
+	"github.com/docketlabs/docket/internal/spantest"
 	"github.com/docketlabs/docket/ledger/ledgerstore"
 )
 
@@ -181,14 +183,11 @@ func callBatches(n int, rng *rand.Rand) []ptrace.Traces {
 		if i == n/2 {
 			size = 1 // the 10 MB span travels alone
 		}
-		td := ptrace.NewTraces()
-		rs := td.ResourceSpans().AppendEmpty()
-		rs.Resource().Attributes().PutStr("service.name", "e2e")
-		spans := rs.ScopeSpans().AppendEmpty().Spans()
+		td, spans := spantest.Traces(map[string]any{conventions.ServiceName: "e2e"})
 		for j := 0; j < size && i < n; j, i = j+1, i+1 {
 			a := appendCall(spans, i)
 			if i == n/2 {
-				a.PutStr("gen_ai.request.huge", strings.Repeat("x", 10<<20))
+				a.PutStr(conventions.RequestPrefix+"huge", strings.Repeat("x", 10<<20))
 			}
 		}
 		out = append(out, td)
@@ -199,34 +198,22 @@ func callBatches(n int, rng *rand.Rand) []ptrace.Traces {
 // appendCall appends LLM call span number i (unique IDs) and returns its
 // attributes.
 func appendCall(spans ptrace.SpanSlice, i int) pcommon.Map {
-	s := spans.AppendEmpty()
+	s := spantest.Chat(spans, "openai", "gpt-4o-mini")
 	var tid [16]byte
 	copy(tid[:], fmt.Sprintf("%016x", i))
-	s.SetTraceID(pcommon.TraceID(tid))
-	s.SetSpanID(pcommon.SpanID{0xaa, byte(i >> 16), byte(i >> 8), byte(i), 1, 2, 3, 4})
-	now := time.Now()
-	s.SetStartTimestamp(pcommon.NewTimestampFromTime(now.Add(-time.Second)))
-	s.SetEndTimestamp(pcommon.NewTimestampFromTime(now))
-	s.SetName("chat")
-	a := s.Attributes()
-	a.PutStr("gen_ai.operation.name", "chat")
-	a.PutStr("gen_ai.provider.name", "openai")
-	a.PutStr("gen_ai.request.model", "gpt-4o-mini")
-	a.PutStr("gen_ai.response.model", "gpt-4o-mini-2024-07-18")
-	a.PutStr("gen_ai.response.id", fmt.Sprintf("chatcmpl-%d", i))
-	switch i % 10 {
-	case 1: // usage missing
-	case 2:
-		a.PutStr("gen_ai.response.model", "model-nobody-prices")
-		fallthrough
-	default:
-		a.PutInt("gen_ai.usage.input_tokens", int64(100+i%50))
-		a.PutInt("gen_ai.usage.output_tokens", int64(20+i%7))
+	spantest.At(s, pcommon.TraceID(tid), pcommon.SpanID{0xaa, byte(i >> 16), byte(i >> 8), byte(i), 1, 2, 3, 4}, time.Now())
+	model, id := "gpt-4o-mini-2024-07-18", fmt.Sprintf("chatcmpl-%d", i)
+	if i%10 == 2 {
+		model = "model-nobody-prices"
 	}
 	if i%97 == 0 {
-		a.PutStr("gen_ai.response.id", "bad\xff\xfe-utf8\x00nul")
+		id = "bad\xff\xfe-utf8\x00nul"
 	}
-	return a
+	spantest.Response(s, model, id)
+	if i%10 != 1 { // else usage missing
+		spantest.Usage(s, int64(100+i%50), int64(20+i%7))
+	}
+	return s.Attributes()
 }
 
 // send posts a batch until the collector accepts it; a batch the collector

@@ -373,7 +373,7 @@ func fleetHalves(first, n int) [2]ptrace.Traces {
 	for h := range out {
 		out[h] = ptrace.NewTraces()
 		rs := out[h].ResourceSpans().AppendEmpty()
-		rs.Resource().Attributes().PutStr("service.name", fmt.Sprintf("fleet-svc-%d", h))
+		rs.Resource().Attributes().PutStr(conventions.ServiceName, fmt.Sprintf("fleet-svc-%d", h))
 		spans[h] = rs.ScopeSpans().AppendEmpty().Spans()
 	}
 	now := time.Now()
@@ -385,13 +385,13 @@ func fleetHalves(first, n int) [2]ptrace.Traces {
 		root.SetName("POST /chat")
 		root.SetStartTimestamp(pcommon.NewTimestampFromTime(now.Add(-2 * time.Second)))
 		root.SetEndTimestamp(pcommon.NewTimestampFromTime(now))
-		root.Attributes().PutStr("http.request.method", "POST")
-		root.Attributes().PutStr("http.route", "/chat")
+		root.Attributes().PutStr(conventions.HTTPRequestMethod, "POST")
+		root.Attributes().PutStr(conventions.HTTPRoute, "/chat")
 		if fleetError(i) {
 			root.Status().SetCode(ptrace.StatusCodeError)
-			root.Attributes().PutInt("http.response.status_code", 500)
+			root.Attributes().PutInt(conventions.HTTPResponseStatusCode, 500)
 		} else {
-			root.Attributes().PutInt("http.response.status_code", 200)
+			root.Attributes().PutInt(conventions.HTTPResponseStatusCode, 200)
 		}
 		for j := 1; j < fleetTraceSpans; j++ {
 			s := spans[j-1].AppendEmpty()

@@ -31,6 +31,7 @@ import (
 
 	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/internal/proctest"
+	"github.com/docketlabs/docket/internal/spantest"
 )
 
 // Bearer tokens of the ingest tests and their SHA-256, as an operator
@@ -83,24 +84,14 @@ func startIngestCollector(t *testing.T, config string, clientTLS *tls.Config, en
 // callTraces is one LLM call span in trace name; claim, when set, is the
 // tenant the sender writes on the resource.
 func callTraces(name, claim string) ptrace.Traces {
-	td := ptrace.NewTraces()
-	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("service.name", "ingest-e2e")
+	resource := map[string]any{conventions.ServiceName: "ingest-e2e"}
 	if claim != "" {
-		rs.Resource().Attributes().PutStr(conventions.TenantAttribute, claim)
+		resource[conventions.TenantAttribute] = claim
 	}
-	s := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
-	s.SetTraceID(traceIDOf(name))
-	s.SetSpanID(pcommon.SpanID{1, 2, 3, 4, 5, 6, 7, 8})
-	now := time.Now()
-	s.SetStartTimestamp(pcommon.NewTimestampFromTime(now.Add(-time.Second)))
-	s.SetEndTimestamp(pcommon.NewTimestampFromTime(now))
-	s.SetName("chat")
-	a := s.Attributes()
-	a.PutStr("gen_ai.operation.name", "chat")
-	a.PutStr("gen_ai.provider.name", "openai")
-	a.PutStr("gen_ai.request.model", "gpt-4o-mini")
-	a.PutInt("gen_ai.usage.input_tokens", 10)
+	td, spans := spantest.Traces(resource)
+	s := spantest.Chat(spans, "openai", "gpt-4o-mini")
+	spantest.At(s, traceIDOf(name), pcommon.SpanID{1, 2, 3, 4, 5, 6, 7, 8}, time.Now())
+	s.Attributes().PutInt(conventions.UsageInput, 10)
 	return td
 }
 

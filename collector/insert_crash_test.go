@@ -15,6 +15,8 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"golang.org/x/sys/unix"
+
+	"github.com/docketlabs/docket/internal/conventions"
 )
 
 // The steps of one insert into the embedded ledger, told apart by the
@@ -48,7 +50,7 @@ func TestLedgerKeepsEveryCallAcrossKillsAtEachInsertStep(t *testing.T) {
 	batch := func() ptrace.Traces {
 		td := ptrace.NewTraces()
 		rs := td.ResourceSpans().AppendEmpty()
-		rs.Resource().Attributes().PutStr("service.name", "e2e")
+		rs.Resource().Attributes().PutStr(conventions.ServiceName, "e2e")
 		spans := rs.ScopeSpans().AppendEmpty().Spans()
 		for range insertCrashBatch {
 			appendCall(spans, sent)

@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/internal/s3test"
 	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/lifecycle"
@@ -52,8 +53,8 @@ func lifecycleTelemetry(user string) (ptrace.Traces, plog.Logs) {
 	callID := pcommon.SpanID{0xca, user[0], 1, 1, 1, 1, 1, 1}
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("service.name", "support-bot")
-	rs.Resource().Attributes().PutStr("tenant.id", "acme")
+	rs.Resource().Attributes().PutStr(conventions.ServiceName, "support-bot")
+	rs.Resource().Attributes().PutStr(conventions.TenantAttribute, "acme")
 	span := func(scope, name string, id, parent pcommon.SpanID, attrs map[string]any) ptrace.Span {
 		ss := rs.ScopeSpans().AppendEmpty()
 		ss.Scope().SetName(scope)
@@ -70,15 +71,15 @@ func lifecycleTelemetry(user string) (ptrace.Traces, plog.Logs) {
 		return s
 	}
 	call := span("@opentelemetry/instrumentation-openai", "chat gpt-4o", callID, pcommon.SpanID{}, map[string]any{
-		"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4o", "enduser.pseudo.id": "user-" + user})
+		conventions.OperationName: "chat", conventions.ProviderName: "openai", conventions.RequestModel: "gpt-4o", conventions.EndUser: "user-" + user})
 	ev := call.Events().AppendEmpty()
 	ev.SetName("gen_ai.content.prompt")
-	ev.Attributes().PutStr("gen_ai.prompt", lifecycleCanary(user, "span-event"))
+	ev.Attributes().PutStr(conventions.Prompt, lifecycleCanary(user, "span-event"))
 	span("@arizeai/openinference-instrumentation-openai", "OpenAI Chat Completions", pcommon.SpanID{0x01, user[0], 2, 2, 2, 2, 2, 2}, callID, map[string]any{
-		"openinference.span.kind": "LLM", "llm.provider": "openai", "llm.model_name": "gpt-4o",
+		conventions.OpenInferenceKind: "LLM", "llm.provider": "openai", "llm.model_name": "gpt-4o",
 		"llm.prompts": []any{lifecycleCanary(user, "oi-prompts")}})
 	span("@arizeai/openinference-instrumentation-openai", "OpenAI Embeddings", pcommon.SpanID{0xe3, user[0], 3, 3, 3, 3, 3, 3}, pcommon.SpanID{}, map[string]any{
-		"openinference.span.kind": "EMBEDDING", "embedding.model_name": "text-embedding-3-small", "enduser.pseudo.id": "user-" + user,
+		conventions.OpenInferenceKind: "EMBEDDING", "embedding.model_name": "text-embedding-3-small", conventions.EndUser: "user-" + user,
 		"embedding.embeddings.0.embedding.text": lifecycleCanary(user, "oi-embedding")})
 
 	ld := plog.NewLogs()
@@ -95,7 +96,7 @@ func lifecycleTelemetry(user string) (ptrace.Traces, plog.Logs) {
 		lr.SetSpanID(callID)
 		lr.SetEventName(r.event)
 		lr.SetTimestamp(pcommon.NewTimestampFromTime(now))
-		lr.Attributes().PutStr("gen_ai.system", "openai")
+		lr.Attributes().PutStr(conventions.System, "openai")
 		var body map[string]any
 		if err := json.Unmarshal([]byte(r.body), &body); err != nil {
 			panic(err)

@@ -3,7 +3,6 @@ package collector_test
 import (
 	"bytes"
 	"encoding/json"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/docketlabs/docket/internal/conventions"
+	"github.com/docketlabs/docket/internal/spantest"
 	"github.com/docketlabs/docket/ledger"
 )
 
@@ -34,9 +34,9 @@ func appendServer(spans ptrace.SpanSlice, tid pcommon.TraceID) {
 	s.SetEndTimestamp(pcommon.NewTimestampFromTime(now))
 	s.SetName("POST /ask?token=name-secret-6")
 	a := s.Attributes()
-	a.PutStr("http.request.method", "POST")
-	a.PutStr("http.route", "/ask")
-	a.PutInt("http.response.status_code", 200)
+	a.PutStr(conventions.HTTPRequestMethod, "POST")
+	a.PutStr(conventions.HTTPRoute, "/ask")
+	a.PutInt(conventions.HTTPResponseStatusCode, 200)
 	a.PutStr("url.query", "token=query-secret-1")
 	a.PutStr("url.full", "https://app.example/ask?token=full-secret-2")
 	a.PutStr("http.target", "/ask?token=target-secret-7")
@@ -51,21 +51,12 @@ func appendServer(spans ptrace.SpanSlice, tid pcommon.TraceID) {
 // string, header or body of either reaches the ledger, the tracing
 // backend or the collector's log.
 func TestRequestSpansThroughCollector(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the collector")
-	}
-	be := &backend{}
-	srv := httptest.NewServer(be)
-	defer srv.Close()
-	p := newCollectorProc(t, docketBinary(t), "request-e2e.yaml", "E2E_BACKEND="+srv.URL)
-	p.start()
+	p, be := startWithBackend(t, "request-e2e.yaml")
 
 	before, after, noCall := pcommon.TraceID{0xb1, 1}, pcommon.TraceID{0xa1, 2}, pcommon.TraceID{0xc1, 3}
 	batch := func(fill func(ptrace.SpanSlice)) {
-		td := ptrace.NewTraces()
-		rs := td.ResourceSpans().AppendEmpty()
-		rs.Resource().Attributes().PutStr("service.name", "e2e-app")
-		fill(rs.ScopeSpans().AppendEmpty().Spans())
+		td, spans := spantest.Traces(map[string]any{conventions.ServiceName: "e2e-app"})
+		fill(spans)
 		send(t, p.otlpURL, td)
 	}
 	call := func(spans ptrace.SpanSlice, tid pcommon.TraceID, i int) {
@@ -99,7 +90,7 @@ func TestRequestSpansThroughCollector(t *testing.T) {
 		_, b := evidenceOf(after)
 		return a && b
 	})
-	want := map[string]string{"http.request.method": "POST", "http.route": "/ask", "http.response.status_code": "200"}
+	want := map[string]string{conventions.HTTPRequestMethod: "POST", conventions.HTTPRoute: "/ask", conventions.HTTPResponseStatusCode: "200"}
 	for _, tid := range []pcommon.TraceID{before, after} {
 		s, _ := evidenceOf(tid)
 		if !reflect.DeepEqual(s.SpanAttributes, want) || s.SpanName != "POST /ask" {

@@ -7,6 +7,8 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/docketlabs/docket/internal/conventions"
+	"github.com/docketlabs/docket/internal/spantest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/ledgerstore"
 )
@@ -23,12 +25,9 @@ func TestRewrittenResendOverOTLPKeepsTheOriginal(t *testing.T) {
 	p := newCollectorProc(t, docketBinary(t), "ledger-e2e.yaml")
 	p.start()
 	batch := func(service string, ids ...int) (ptrace.Traces, ptrace.SpanSlice) {
-		td := ptrace.NewTraces()
-		rs := td.ResourceSpans().AppendEmpty()
-		rs.Resource().Attributes().PutStr("service.name", service)
-		spans := rs.ScopeSpans().AppendEmpty().Spans()
+		td, spans := spantest.Traces(map[string]any{conventions.ServiceName: service})
 		for _, i := range ids {
-			appendCall(spans, i).PutStr("enduser.pseudo.id", "user-orig")
+			appendCall(spans, i).PutStr(conventions.EndUser, "user-orig")
 		}
 		return td, spans
 	}
@@ -44,9 +43,9 @@ func TestRewrittenResendOverOTLPKeepsTheOriginal(t *testing.T) {
 	forged, forgedSpans := batch("intruder", 7, 8)
 	origSpans.At(0).CopyTo(forgedSpans.At(0))
 	a := forgedSpans.At(0).Attributes()
-	a.PutStr("gen_ai.response.model", "attacker-model")
-	a.PutInt("gen_ai.usage.input_tokens", 999999)
-	a.PutStr("enduser.pseudo.id", "user-else")
+	a.PutStr(conventions.ResponseModel, "attacker-model")
+	a.PutInt(conventions.UsageInput, 999999)
+	a.PutStr(conventions.EndUser, "user-else")
 	send(t, p.otlpURL, forged)
 	deadline := time.Now().Add(time.Minute)
 	for c, err := p.stats(); (err != nil || c.Calls < 2) && time.Now().Before(deadline); c, err = p.stats() {

@@ -20,8 +20,10 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+
+	"github.com/docketlabs/docket/internal/conventions"
+	"github.com/docketlabs/docket/internal/spantest"
 )
 
 // The attack's size relative to the collector's descriptor limit is what
@@ -185,18 +187,9 @@ func waitAccepting(t *testing.T, url string) {
 
 func oneSpanRequest(t *testing.T) []byte {
 	t.Helper()
-	td := ptrace.NewTraces()
-	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("service.name", "slowconn")
-	s := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
-	s.SetTraceID(pcommon.TraceID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
-	s.SetSpanID(pcommon.SpanID{1, 2, 3, 4, 5, 6, 7, 8})
-	now := time.Now()
-	s.SetStartTimestamp(pcommon.NewTimestampFromTime(now.Add(-time.Second)))
-	s.SetEndTimestamp(pcommon.NewTimestampFromTime(now))
-	s.SetName("chat")
-	s.Attributes().PutStr("gen_ai.operation.name", "chat")
-	s.Attributes().PutStr("gen_ai.provider.name", "openai")
+	td, spans := spantest.Traces(map[string]any{conventions.ServiceName: "slowconn"})
+	s := spantest.Chat(spans, "openai", "gpt-4o-mini")
+	spantest.At(s, pcommon.TraceID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, pcommon.SpanID{1, 2, 3, 4, 5, 6, 7, 8}, time.Now())
 	body, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,9 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+
+	"github.com/docketlabs/docket/internal/conventions"
+	"github.com/docketlabs/docket/internal/spantest"
 )
 
 // backend is an OTLP/HTTP endpoint that keeps what it receives.
@@ -52,6 +55,25 @@ func (b *backend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
+// startWithBackend starts a collector on testdata/config whose exporter
+// sends to a backend of the test's own (E2E_BACKEND), skipped under -short.
+func startWithBackend(t *testing.T, config string) (*collectorProc, *backend) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the collector")
+	}
+	be := &backend{}
+	srv := httptest.NewServer(be)
+	t.Cleanup(srv.Close)
+	p := newCollectorProc(t, docketBinary(t), config, "E2E_BACKEND="+srv.URL)
+	p.start()
+	return p, be
+}
+
+// dbParameterEmail is a query parameter the sanitizer drops unless told
+// to keep it.
+const dbParameterEmail = "db.query.parameter.email"
+
 var sqlCases = []struct{ system, query, secret, want string }{
 	{"postgresql", "SELECT * FROM users WHERE email = 'alice.e2e@example.com' AND id = $1", "alice.e2e@example.com", "SELECT * FROM users WHERE email = ? AND id = $1"},
 	{"mysql", `UPDATE accounts SET balance = 4711.25 WHERE iban = "DE89370400440532013000"`, "DE89370400440532013000", "UPDATE accounts SET balance = ? WHERE iban = ?"},
@@ -61,31 +83,21 @@ var sqlCases = []struct{ system, query, secret, want string }{
 }
 
 func TestSQLSanitizerThroughCollector(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the collector")
-	}
-	be := &backend{}
-	srv := httptest.NewServer(be)
-	defer srv.Close()
-	p := newCollectorProc(t, docketBinary(t), "sqlsanitizer-e2e.yaml", "E2E_BACKEND="+srv.URL)
-	p.start()
+	p, be := startWithBackend(t, "sqlsanitizer-e2e.yaml")
 
 	td := ptrace.NewTraces()
 	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
 	ld := plog.NewLogs()
 	records := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
 	for i, c := range sqlCases {
-		s := spans.AppendEmpty()
+		s := spantest.DB(spans, c.system, c.query)
 		s.SetTraceID(pcommon.TraceID{byte(i + 1)})
 		s.SetSpanID(pcommon.SpanID{byte(i + 1)})
-		s.SetName("query")
-		s.Attributes().PutStr("db.query.text", c.query)
-		s.Attributes().PutStr("db.query.parameter.email", c.secret)
+		s.Attributes().PutStr(dbParameterEmail, c.secret)
 		r := records.AppendEmpty()
-		r.Attributes().PutStr("db.statement", c.query)
+		r.Attributes().PutStr(conventions.DBStatement, c.query)
 		if c.system != "" {
-			s.Attributes().PutStr("db.system.name", c.system)
-			r.Attributes().PutStr("db.system", c.system)
+			r.Attributes().PutStr(conventions.DBSystem, c.system)
 		}
 	}
 	body, _ := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
@@ -107,11 +119,11 @@ func TestSQLSanitizerThroughCollector(t *testing.T) {
 	}
 	for i, c := range sqlCases {
 		for _, attrs := range []pcommon.Map{out.At(i).Attributes(), outLogs.At(i).Attributes()} {
-			text, ok := attrs.Get("db.query.text")
+			text, ok := attrs.Get(conventions.DBQueryText)
 			if !ok {
-				text, ok = attrs.Get("db.statement")
+				text, ok = attrs.Get(conventions.DBStatement)
 			}
-			mark, _ := attrs.Get("db.query.sanitization")
+			mark, _ := attrs.Get(conventions.QuerySanitization)
 			if !ok || mark.Str() == "" {
 				t.Errorf("case %d: text %v marker %q", i, ok, mark.AsString())
 				continue
@@ -123,7 +135,7 @@ func TestSQLSanitizerThroughCollector(t *testing.T) {
 				t.Errorf("case %d: unterminated literal marked %q, want partial", i, mark.Str())
 			}
 		}
-		if _, ok := out.At(i).Attributes().Get("db.query.parameter.email"); ok {
+		if _, ok := out.At(i).Attributes().Get(dbParameterEmail); ok {
 			t.Errorf("case %d: db.query.parameter.* kept without opt-in", i)
 		}
 	}

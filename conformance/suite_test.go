@@ -20,13 +20,13 @@ import (
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
 	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/contentstore/contentstoretest"
 	"github.com/docketlabs/docket/fakeprovider"
 	"github.com/docketlabs/docket/internal/proctest"
 	"github.com/docketlabs/docket/internal/shorttest"
@@ -472,8 +472,7 @@ func (c *collector) stop(t *testing.T) {
 // referencedContent key: a prompt counts as referenced by the row only if
 // it is in there.
 func resolveContent(t *testing.T, dir string, ledger map[string][]row) {
-	cfg := contentstore.NewDefaultConfig()
-	cfg.Directory = configoptional.Some(contentstore.DirConfig{Path: filepath.Join(dir, "content")})
+	cfg := contentstoretest.DirConfig(filepath.Join(dir, "content"))
 	cfg.SecretFile = filepath.Join(dir, "content.secret")
 	store, err := contentstore.Open(context.Background(), cfg, nil)
 	if err != nil {

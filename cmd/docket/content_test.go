@@ -6,10 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/docketlabs/docket/internal/shorttest"
-	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/ledgerstore"
 )
 
@@ -23,17 +21,8 @@ func TestContentGetIsAudited(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.close()
-	put, err := d.content.Put(ctx, "acme", "input", []byte(`[{"role":"user","parts":[{"type":"text","content":"my card is 4111 1111 1111 1111"}]}]`))
-	if err != nil {
-		t.Fatal(err)
-	}
 	trace := "0af7651916cd43dd8448eb211c80319c"
-	now := time.Now().UTC()
-	call := ledger.Call{Tenant: "acme", TraceID: trace, SpanID: "b7ad6b7169203331", StartTime: now, EndTime: now, InputRef: put.Ref.String(),
-		ContentStatus: "stored", FinishReasons: []string{}, StopSequences: []string{}, RequestParams: map[string]string{}, AttributeIssues: []string{}, IngestedAt: now}
-	if err := d.ledger.InsertCalls(ctx, []ledger.Call{call}); err != nil {
-		t.Fatal(err)
-	}
+	ref := storeCall(t, d, trace, "my card is 4111 1111 1111 1111").InputRef
 
 	run := func(args ...string) (string, error) {
 		cmd := contentCommand()
@@ -43,10 +32,10 @@ func TestContentGetIsAudited(t *testing.T) {
 		err := cmd.ExecuteContext(ctx)
 		return out.String(), err
 	}
-	if out, err := run("--trace", trace, put.Ref.String()); err == nil || out != "" {
+	if out, err := run("--trace", trace, ref); err == nil || out != "" {
 		t.Fatalf("read without a reason: %q, %v", out, err)
 	}
-	out, err := run("--trace", trace, "--reason", "chargeback dispute CB-77", put.Ref.String())
+	out, err := run("--trace", trace, "--reason", "chargeback dispute CB-77", ref)
 	if err != nil || !strings.Contains(out, "4111 1111 1111 1111") {
 		t.Fatalf("audited read: %q, %v", out, err)
 	}

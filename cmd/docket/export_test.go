@@ -15,38 +15,21 @@ import (
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/audit"
 	"github.com/docketlabs/docket/ledger/ledgerstore"
-	"github.com/docketlabs/docket/ledger/storageconfig"
+	"github.com/docketlabs/docket/ledger/ledgertest"
 )
-
-// runExport runs "docket export ARGS…" and returns its output.
-func runExport(ctx context.Context, args ...string) (string, error) {
-	cmd := exportCommand()
-	var out bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&out)
-	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(ctx)
-	return out.String(), err
-}
 
 func TestExportAndVerify(t *testing.T) {
 	shorttest.Needs(t, shorttest.ChDB)
 	dir := t.TempDir()
 	ctx := context.Background()
-	// The test holds the engine open; the command shares it, as the
-	// embedded engine allows one directory per process.
-	store, err := storageconfig.Open(ctx, storageconfig.Config{Embedded: &storageconfig.EmbeddedConfig{Path: filepath.Join(dir, "ledger")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { store.Engine().Close() }()
+	store := openDataLedger(t, dir)
 	now := time.Now().UTC()
 	cost := "0.000250000000"
 	var calls []ledger.Call
 	for i, id := range []string{"0af7651916cd43dd8448eb211c80319c", "4bf92f3577b34da6a3ce929d0e0e4736"} {
-		c := ledger.Call{Tenant: "default", TraceID: id, SpanID: "b7ad6b7169203331", StartTime: now.Add(time.Duration(i) * time.Second), EndTime: now,
-			ResponseModel: "gpt-4o-mini-2024-07-18", ResponseID: "chatcmpl-" + id[:4], CostStatus: "unknown_model",
-			FinishReasons: []string{}, StopSequences: []string{}, RequestParams: map[string]string{}, AttributeIssues: []string{}, IngestedAt: now}
+		c := ledgertest.Call("default", id, "b7ad6b7169203331")
+		c.StartTime, c.EndTime, c.IngestedAt = now.Add(time.Duration(i)*time.Second), now, now
+		c.ResponseModel, c.ResponseID, c.CostStatus = "gpt-4o-mini-2024-07-18", "chatcmpl-"+id[:4], "unknown_model"
 		if i == 1 {
 			c.CostUSD, c.CostStatus = &cost, "ok"
 		}
@@ -59,7 +42,7 @@ func TestExportAndVerify(t *testing.T) {
 		"--from", now.Add(-time.Hour).Format(time.RFC3339Nano), "--to", now.Add(time.Hour).Format(time.RFC3339)}
 
 	bundle := filepath.Join(dir, "bundle-jsonl")
-	out, err := runExport(ctx, append(common, "--format", "jsonl", "--out", bundle)...)
+	out, err := runCommand(ctx, exportCommand(), append(common, "--format", "jsonl", "--out", bundle)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +88,7 @@ func TestExportAndVerify(t *testing.T) {
 		t.Fatalf("access log: %+v", log)
 	}
 
-	if out, err := runExport(ctx, "verify", "--root", m.Root, bundle); err != nil || !strings.Contains(out, "bundle ok") {
+	if out, err := runCommand(ctx, exportCommand(), "verify", "--root", m.Root, bundle); err != nil || !strings.Contains(out, "bundle ok") {
 		t.Fatalf("verify: %v\n%s", err, out)
 	}
 	// One byte of one row changed: verify fails naming the file and rows.
@@ -113,26 +96,26 @@ func TestExportAndVerify(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bundle, "calls.jsonl"), bytes.Replace(body, []byte("chatcmpl-4bf9"), []byte("chatcmpl-4bf8"), 1), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, err = runExport(ctx, "verify", bundle)
+	out, err = runCommand(ctx, exportCommand(), "verify", bundle)
 	if err == nil || !strings.Contains(err.Error(), "calls.jsonl rows 1–2") || !strings.Contains(out, "FAILED calls.jsonl") {
 		t.Fatalf("tampered bundle: %v\n%s", err, out)
 	}
 
-	if _, err := runExport(ctx, append(common, "--format", "xml", "--out", filepath.Join(dir, "bad"))...); err == nil {
+	if _, err := runCommand(ctx, exportCommand(), append(common, "--format", "xml", "--out", filepath.Join(dir, "bad"))...); err == nil {
 		t.Fatal("unknown format accepted")
 	}
-	if _, err := runExport(ctx, "--data", dir, "--out", filepath.Join(dir, "bad"), "--from", "yesterday", "--to", "2026-01-01", "--reason", "x"); err == nil {
+	if _, err := runCommand(ctx, exportCommand(), "--data", dir, "--out", filepath.Join(dir, "bad"), "--from", "yesterday", "--to", "2026-01-01", "--reason", "x"); err == nil {
 		t.Fatal("bad time accepted")
 	}
 
 	parquet := filepath.Join(dir, "bundle-parquet")
-	if _, err := runExport(ctx, append(common, "--format", "parquet", "--out", parquet)...); err != nil {
+	if _, err := runCommand(ctx, exportCommand(), append(common, "--format", "parquet", "--out", parquet)...); err != nil {
 		t.Fatal(err)
 	}
 	// Verify reads Parquet with an engine of its own, which the embedded
 	// engine allows once this process holds no other directory.
 	store.Engine().Close()
-	if out, err := runExport(ctx, "verify", parquet); err != nil || !strings.Contains(out, "ok calls.parquet: 2 rows") {
+	if out, err := runCommand(ctx, exportCommand(), "verify", parquet); err != nil || !strings.Contains(out, "ok calls.parquet: 2 rows") {
 		t.Fatalf("verify parquet: %v\n%s", err, out)
 	}
 }

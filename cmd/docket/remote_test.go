@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docketlabs/docket/internal/shorttest"
-	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/lifecycle"
@@ -38,17 +37,8 @@ func TestCommandsThroughRunningInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.close()
-	put, err := d.content.Put(ctx, "acme", "input", []byte(`[{"role":"user","parts":[{"type":"text","content":"remote canary 7731"}]}]`))
-	if err != nil {
-		t.Fatal(err)
-	}
 	trace := "1af7651916cd43dd8448eb211c80319c"
-	now := time.Now().UTC()
-	call := ledger.Call{Tenant: "acme", TraceID: trace, SpanID: "b7ad6b7169203331", StartTime: now, EndTime: now, InputRef: put.Ref.String(),
-		ContentStatus: "stored", FinishReasons: []string{}, StopSequences: []string{}, RequestParams: map[string]string{}, AttributeIssues: []string{}, IngestedAt: now}
-	if err := d.ledger.InsertCalls(ctx, []ledger.Call{call}); err != nil {
-		t.Fatal(err)
-	}
+	ref := storeCall(t, d, trace, "remote canary 7731").InputRef
 	authn, _, err := auth.New(auth.DefaultConfig(usersFile(local)))
 	if err != nil {
 		t.Fatal(err)
@@ -61,11 +51,11 @@ func TestCommandsThroughRunningInstance(t *testing.T) {
 		ExportDir: filepath.Join(dir, "exports"), Logger: slog.New(slog.DiscardHandler)}))
 	defer srv.Close()
 	tokens := authn.Tokens()
-	admin, _, err := tokens.Create("ops-bot", auth.Grants{"acme": access.RoleAdmin}, "setup", now.Add(time.Hour))
+	admin, _, err := tokens.Create("ops-bot", auth.Grants{"acme": access.RoleAdmin}, "setup", time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
-	viewer, _, err := tokens.Create("dash", auth.Grants{"acme": access.RoleViewer}, "setup", now.Add(time.Hour))
+	viewer, _, err := tokens.Create("dash", auth.Grants{"acme": access.RoleViewer}, "setup", time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,16 +64,16 @@ func TestCommandsThroughRunningInstance(t *testing.T) {
 	}
 
 	// content get: the server's reveal, recorded under the service account.
-	out, _, err := run(contentCommand(), admin, "get", "--server", srv.URL, "--trace", trace, "--reason", "ticket 12", put.Ref.String())
+	out, _, err := run(contentCommand(), admin, "get", "--server", srv.URL, "--trace", trace, "--reason", "ticket 12", ref)
 	embedded, lerr := (&access.Reader{Content: d.content, Ledger: d.ledger}).Reveal(ctx, d.operator,
-		access.RevealRequest{Tenant: "acme", TraceID: trace, Ref: put.Ref.String(), Reason: "compare"})
+		access.RevealRequest{Tenant: "acme", TraceID: trace, Ref: ref, Reason: "compare"})
 	if err != nil || lerr != nil || !strings.Contains(out, "remote canary 7731") || out != string(embedded)+"\n" {
 		t.Fatalf("content get --server: %q %v; embedded mode prints %q (%v)", out, err, embedded, lerr)
 	}
-	if _, _, err := run(contentCommand(), viewer, "get", "--server", srv.URL, "--trace", trace, "--reason", "x", put.Ref.String()); err == nil || !strings.Contains(err.Error(), "403") {
+	if _, _, err := run(contentCommand(), viewer, "get", "--server", srv.URL, "--trace", trace, "--reason", "x", ref); err == nil || !strings.Contains(err.Error(), "403") {
 		t.Fatalf("viewer token content get: %v", err)
 	}
-	if _, _, err := run(contentCommand(), "", "get", "--server", srv.URL, "--trace", trace, "--reason", "x", put.Ref.String()); err == nil || !strings.Contains(err.Error(), tokenEnv) {
+	if _, _, err := run(contentCommand(), "", "get", "--server", srv.URL, "--trace", trace, "--reason", "x", ref); err == nil || !strings.Contains(err.Error(), tokenEnv) {
 		t.Fatalf("--server without a token: %v", err)
 	}
 	log, err := d.ledger.AccessLog(ctx, ledgerstore.AccessFilter{Tenant: "acme", Actor: "service:ops-bot"})
@@ -164,11 +154,11 @@ func TestCommandsThroughRunningInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer apiclient.Withdraw(filepath.Join(dir, "ledger"))
-	_, _, err = run(contentCommand(), "", "get", "--data", dir, "--trace", trace, "--reason", "x", put.Ref.String())
+	_, _, err = run(contentCommand(), "", "get", "--data", dir, "--trace", trace, "--reason", "x", ref)
 	if err == nil || !strings.Contains(err.Error(), "--server "+srv.URL) {
 		t.Fatalf("held directory without a token: %v", err)
 	}
-	out, errOut, err = run(contentCommand(), admin, "get", "--data", dir, "--trace", trace, "--reason", "ticket 13", put.Ref.String())
+	out, errOut, err = run(contentCommand(), admin, "get", "--data", dir, "--trace", trace, "--reason", "ticket 13", ref)
 	if err != nil || !strings.Contains(out, "remote canary 7731") || !strings.Contains(errOut, srv.URL) {
 		t.Fatalf("held directory with a token: %v %q %q", err, out, errOut)
 	}

@@ -7,12 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/docketlabs/docket/fakeprovider"
 	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/ledgerstore"
+	"github.com/docketlabs/docket/ledger/ledgertest"
 	"github.com/docketlabs/docket/replay"
 	"github.com/docketlabs/docket/replay/replaytest"
 )
@@ -99,11 +99,10 @@ func insertReplayCall(t *testing.T, d *localData, id replay.CallID, original str
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := time.Now().UTC()
 	inTok, outTok := int64(1000), int64(200)
-	call := ledger.Call{Tenant: "acme", TraceID: id.TraceID, SpanID: id.SpanID, StartTime: now, EndTime: now, Operation: "chat",
-		Provider: "openai", ResponseModel: "gpt-4o-mini-2024-07-18", InputTokens: &inTok, OutputTokens: &outTok, InputRef: in.Ref.String(), OutputRef: out.Ref.String(),
-		ContentStatus: "stored", FinishReasons: []string{"stop"}, StopSequences: []string{}, RequestParams: map[string]string{}, AttributeIssues: []string{}, IngestedAt: now}
+	call := ledgertest.Call("acme", id.TraceID, id.SpanID)
+	call.Provider, call.ResponseModel, call.InputTokens, call.OutputTokens = "openai", "gpt-4o-mini-2024-07-18", &inTok, &outTok
+	call.InputRef, call.OutputRef, call.ContentStatus, call.FinishReasons = in.Ref.String(), out.Ref.String(), "stored", []string{"stop"}
 	if err := d.ledger.InsertCalls(ctx, []ledger.Call{call}); err != nil {
 		t.Fatal(err)
 	}

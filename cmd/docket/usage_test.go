@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -12,23 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/docketlabs/docket/fakeprovider"
 	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
-	"github.com/docketlabs/docket/ledger/storageconfig"
 	"github.com/docketlabs/docket/ledger/usage"
 )
-
-func runCommand(ctx context.Context, cmd *cobra.Command, args ...string) (string, error) {
-	var out bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&out)
-	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(ctx)
-	return out.String(), err
-}
 
 // TestUsageImportPullAndReconcile: a CSV export and a pull from the fake
 // provider's admin endpoint are imported by the CLI, and docket reconcile
@@ -37,11 +24,7 @@ func TestUsageImportPullAndReconcile(t *testing.T) {
 	shorttest.Needs(t, shorttest.ChDB)
 	dir := t.TempDir()
 	ctx := context.Background()
-	store, err := storageconfig.Open(ctx, storageconfig.Config{Embedded: &storageconfig.EmbeddedConfig{Path: filepath.Join(dir, "ledger")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { store.Engine().Close() }()
+	store := openDataLedger(t, dir)
 
 	day := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	s, _ := fakeprovider.New(fakeprovider.Config{})

@@ -7,27 +7,15 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
-	"go.opentelemetry.io/collector/confmap/confmaptest"
 
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/contentstore/contentstoreextension/internal/metadata"
+	"github.com/docketlabs/docket/internal/configtest"
 )
 
 func loadConfig(t *testing.T, name string) *Config {
 	t.Helper()
-	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := cm.Sub(component.NewIDWithName(metadata.Type, name).String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := NewFactory().CreateDefaultConfig().(*Config)
-	if err := sub.Unmarshal(cfg); err != nil {
-		t.Fatal(err)
-	}
-	return cfg
+	return configtest.Load(t, component.NewIDWithName(metadata.Type, name).String(), createDefaultConfig().(*Config), nil)
 }
 
 func TestEmptyConfigIsTheEmbeddedDirectoryStore(t *testing.T) {

@@ -187,3 +187,21 @@ func TestCacheReadUnreported(t *testing.T) {
 		}
 	}
 }
+
+// The keys Docket writes are a contract with whoever reads its output
+// (dashboards, queries, the components' READMEs), and every other test
+// names them through these constants: a rename must be deliberate, here.
+func TestWrittenKeysAreStable(t *testing.T) {
+	for got, want := range map[string]string{
+		InputRef: "gen_ai.input.messages_ref", OutputRef: "gen_ai.output.messages_ref",
+		SystemInstructionsRef: "gen_ai.system_instructions_ref", ToolDefinitionsRef: "gen_ai.tool.definitions_ref",
+		ContentStatus: "docket.content.status", ContentBytes: "docket.content.bytes", ContentBodyRef: "docket.content.body_ref",
+		ContentAttributesRef: "docket.content.attributes_ref", ContentItemStatusPrefix: "docket.content.status.",
+		QuerySanitization: "db.query.sanitization", ReplayPrefix: "docket.replay.",
+		TenantAttribute: "tenant.id", TenantClaimedAttribute: "docket.tenant.claimed",
+	} {
+		if got != want {
+			t.Errorf("written key %q, want %q", got, want)
+		}
+	}
+}

@@ -16,6 +16,11 @@ const (
 	CategoryRequest = "request"
 	CategoryQueue   = "queue"
 	CategoryWorker  = "worker"
+	// The other categories: a database query, a retrieval, and a GenAI
+	// span that is not a call (a tool call, an agent step).
+	CategoryDB        = "db"
+	CategoryRetrieval = "retrieval"
+	CategoryGenAI     = "genai"
 
 	HTTPRequestMethod       = "http.request.method"
 	HTTPRoute               = "http.route"

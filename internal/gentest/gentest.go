@@ -4,6 +4,7 @@ package gentest
 
 import (
 	"bufio"
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,4 +29,59 @@ func Args(t *testing.T, pkgDir string) []string {
 	}
 	t.Fatal("no go:generate line for the converter in doc.go")
 	return nil
+}
+
+// Config is a converter's parsed command line.
+type Config interface {
+	// Output is the file the converter writes, relative to where it runs.
+	Output() string
+}
+
+// Current runs a converter as `go generate` in pkgDir does — in that
+// directory, on its go:generate line's arguments, through the converter's
+// own parse and generate — and fails t unless the output equals the shipped
+// file. It returns the converter's report, for the test to check against
+// the numbers the docs quote.
+func Current[C Config, R any](t *testing.T, pkgDir string, parse func([]string) (C, error), generate func(C) ([]byte, R, error)) R {
+	t.Helper()
+	args := Args(t, pkgDir)
+	pkg := modulePath(t, pkgDir)
+	t.Chdir(pkgDir)
+	cfg, err := parse(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, rep, err := generate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(cfg.Output())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s differs from a fresh conversion of its source: run go generate ./%s", cfg.Output(), pkg)
+	}
+	return rep
+}
+
+// modulePath is dir relative to the module root, as go generate names it.
+func modulePath(t *testing.T, dir string) string {
+	t.Helper()
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for root := abs; ; root = filepath.Dir(root) {
+		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
+			rel, err := filepath.Rel(root, abs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return filepath.ToSlash(rel)
+		}
+		if filepath.Dir(root) == root {
+			t.Fatalf("no go.mod above %s", abs)
+		}
+	}
 }

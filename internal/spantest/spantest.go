@@ -4,6 +4,9 @@
 package spantest
 
 import (
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/docketlabs/docket/internal/conventions"
@@ -24,28 +27,60 @@ func Traces(resource map[string]any) (ptrace.Traces, ptrace.SpanSlice) {
 }
 
 // Chat appends a client span of a chat call on model to spans; provider ""
-// leaves gen_ai.provider.name out. IDs and times are the test's to set.
+// leaves gen_ai.provider.name out (and model "" the model). IDs and times
+// are the test's to set.
 func Chat(spans ptrace.SpanSlice, provider, model string) ptrace.Span {
-	s := spans.AppendEmpty()
-	s.SetName("chat " + model)
-	s.SetKind(ptrace.SpanKindClient)
-	s.Attributes().PutStr(conventions.OperationName, "chat")
-	if provider != "" {
-		s.Attributes().PutStr(conventions.ProviderName, provider)
-	}
-	s.Attributes().PutStr(conventions.RequestModel, model)
-	return s
+	return client(spans, "chat "+model, conventions.OperationName, "chat", conventions.ProviderName, provider, conventions.RequestModel, model)
 }
 
 // DB appends a database client span carrying query text to spans; system ""
-// leaves db.system.name out.
+// leaves db.system.name out (and query "" the text).
 func DB(spans ptrace.SpanSlice, system, query string) ptrace.Span {
+	return client(spans, "db query", conventions.DBSystemName, system, conventions.DBQueryText, query)
+}
+
+// Retrieval appends a client span of a retrieval from dataSource returning
+// documents (the gen_ai.retrieval.documents JSON); "" leaves either out.
+func Retrieval(spans ptrace.SpanSlice, dataSource, documents string) ptrace.Span {
+	return client(spans, "retrieval "+dataSource, conventions.OperationName, "retrieval", conventions.DataSourceID, dataSource,
+		conventions.RetrievalDocuments, documents)
+}
+
+// client appends a client span named name with the string attributes of
+// keyValues (key, value, …), leaving out those whose value is "".
+func client(spans ptrace.SpanSlice, name string, keyValues ...string) ptrace.Span {
 	s := spans.AppendEmpty()
-	s.SetName("db query")
+	s.SetName(name)
 	s.SetKind(ptrace.SpanKindClient)
-	if system != "" {
-		s.Attributes().PutStr(conventions.DBSystemName, system)
+	for i := 0; i+1 < len(keyValues); i += 2 {
+		if keyValues[i+1] != "" {
+			s.Attributes().PutStr(keyValues[i], keyValues[i+1])
+		}
 	}
-	s.Attributes().PutStr(conventions.DBQueryText, query)
 	return s
+}
+
+// At gives s its trace and span IDs and a duration of a second ending at end.
+func At(s ptrace.Span, traceID pcommon.TraceID, spanID pcommon.SpanID, end time.Time) {
+	s.SetTraceID(traceID)
+	s.SetSpanID(spanID)
+	s.SetStartTimestamp(pcommon.NewTimestampFromTime(end.Add(-time.Second)))
+	s.SetEndTimestamp(pcommon.NewTimestampFromTime(end))
+}
+
+// Response sets the response model and ID of a call span; "" leaves either
+// out.
+func Response(s ptrace.Span, model, id string) {
+	if model != "" {
+		s.Attributes().PutStr(conventions.ResponseModel, model)
+	}
+	if id != "" {
+		s.Attributes().PutStr(conventions.ResponseID, id)
+	}
+}
+
+// Usage sets the input and output token counts of a call span.
+func Usage(s ptrace.Span, input, output int64) {
+	s.Attributes().PutInt(conventions.UsageInput, input)
+	s.Attributes().PutInt(conventions.UsageOutput, output)
 }

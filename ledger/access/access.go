@@ -92,10 +92,13 @@ type Reader struct {
 	Ledger  *ledgerstore.Store
 }
 
+// ActionReveal records an attempt to see content.
+const ActionReveal = "reveal"
+
 // Reveal returns the content named by req if p may see it, recording the
 // attempt first. If the record cannot be written, no content is returned.
 func (r *Reader) Reveal(ctx context.Context, p Principal, req RevealRequest) ([]byte, error) {
-	e := ledgerstore.AccessEntry{EventID: newEventID(), At: time.Now().UTC(), Actor: p.User, Role: string(p.Role), Action: "reveal",
+	e := ledgerstore.AccessEntry{EventID: newEventID(), At: time.Now().UTC(), Actor: p.User, Role: string(p.Role), Action: ActionReveal,
 		Tenant: req.Tenant, TraceID: req.TraceID, Ref: req.Ref, Reason: strings.TrimSpace(req.Reason)}
 	content, detail, err := r.check(ctx, p, req, e.Reason)
 	switch {

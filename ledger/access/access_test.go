@@ -9,6 +9,7 @@ import (
 
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/contentstore/contentstoretest"
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/ledgertest"
@@ -28,10 +29,8 @@ func fixture(t *testing.T, contentStore contentstore.Store, traceID string) (ref
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := time.Now().UTC()
-	c := ledger.Call{Tenant: "acme", TraceID: traceID, SpanID: "00f067aa0ba902b7", StartTime: now, EndTime: now,
-		InputRef: res.Ref.String(), ContentStatus: "stored", FinishReasons: []string{}, StopSequences: []string{},
-		RequestParams: map[string]string{}, AttributeIssues: []string{}, IngestedAt: now}
+	c := ledgertest.Call("acme", traceID, "00f067aa0ba902b7")
+	c.InputRef, c.ContentStatus = res.Ref.String(), "stored"
 	if err := ledgerStore.InsertCalls(ctx, []ledger.Call{c}); err != nil {
 		t.Fatal(err)
 	}
@@ -113,9 +112,8 @@ func TestRevealOfSpanContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := time.Now().UTC()
-	span := ledger.EvidenceSpan{Tenant: "acme", TraceID: trace, SpanID: "10f067aa0ba902b7", SpanName: "execute_tool lookup", Category: "genai",
-		StartTime: now, EndTime: now, Documents: []ledger.Document{}, ContentRefs: []string{res.Ref.String()}, AttributeIssues: []string{}, IngestedAt: now}
+	span := ledgertest.Evidence("acme", trace, "10f067aa0ba902b7", conventions.CategoryGenAI)
+	span.SpanName, span.ContentRefs = "execute_tool lookup", []string{res.Ref.String()}
 	if err := ledgerStore.InsertEvidence(ctx, []ledger.EvidenceSpan{span}); err != nil {
 		t.Fatal(err)
 	}
@@ -214,9 +212,8 @@ func TestRevealOfLogRecordContent(t *testing.T) {
 	trace := "5c8efff798038103d269b633813fc60e"
 	contentStore := contentstoretest.Dir(t)
 	fixture(t, contentStore, trace)
-	now := time.Now().UTC()
-	span := ledger.EvidenceSpan{Tenant: "acme", TraceID: trace, SpanID: "20f067aa0ba902b7", SpanName: "invoke_agent", Category: "genai",
-		StartTime: now, EndTime: now, Documents: []ledger.Document{}, ContentRefs: []string{}, AttributeIssues: []string{}, IngestedAt: now}
+	span := ledgertest.Evidence("acme", trace, "20f067aa0ba902b7", conventions.CategoryGenAI)
+	span.SpanName = "invoke_agent"
 	if err := ledgerStore.InsertEvidence(ctx, []ledger.EvidenceSpan{span}); err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +223,7 @@ func TestRevealOfLogRecordContent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		link := ledger.LogContentRef{Tenant: "acme", TraceID: trace, SpanID: spanID, Ref: res.Ref.String(), EventName: "gen_ai.user.message", Time: now, IngestedAt: now}
+		link := ledger.LogContentRef{Tenant: "acme", TraceID: trace, SpanID: spanID, Ref: res.Ref.String(), EventName: "gen_ai.user.message", Time: span.StartTime, IngestedAt: span.IngestedAt}
 		if err := ledgerStore.InsertLogRefs(ctx, []ledger.LogContentRef{link}); err != nil {
 			t.Fatal(err)
 		}

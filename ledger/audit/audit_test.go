@@ -17,6 +17,7 @@ import (
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/ledgerstore"
+	"github.com/docketlabs/docket/ledger/ledgertest"
 	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/ledger/storage/storagetest"
 	"github.com/docketlabs/docket/queries"
@@ -38,11 +39,12 @@ func request(tenant string, f Format) Request {
 // exporter writes them.
 func newCall(tenant string, i int) ledger.Call {
 	start := day0.Add(time.Duration(i) * time.Second)
-	return ledger.Call{Tenant: tenant, TraceID: fmt.Sprintf("%032x", i+1), SpanID: fmt.Sprintf("%016x", i+1), StartTime: start, EndTime: start.Add(time.Second),
-		DurationMS: 1000, Operation: "chat", Provider: "openai", RequestModel: "gpt-4o-mini", ResponseModel: "gpt-4o-mini-2024-07-18",
-		ResponseID: fmt.Sprintf("chatcmpl-%06d", i), UsageSource: ledger.UsageReported, FinishReasons: []string{"stop"}, Status: ledger.StatusOK,
-		StopSequences: []string{}, RequestParams: map[string]string{}, ContentStatus: ledger.ContentNone, CostStatus: "ok",
-		CostUSD: new("0.000100000000"), InputTokens: new(int64(10)), OutputTokens: new(int64(2)), AttributeIssues: []string{}, IngestedAt: start}
+	c := ledgertest.Call(tenant, fmt.Sprintf("%032x", i+1), fmt.Sprintf("%016x", i+1))
+	c.StartTime, c.EndTime, c.IngestedAt, c.DurationMS = start, start.Add(time.Second), start, 1000
+	c.Provider, c.RequestModel, c.ResponseModel, c.ResponseID = "openai", "gpt-4o-mini", "gpt-4o-mini-2024-07-18", fmt.Sprintf("chatcmpl-%06d", i)
+	c.UsageSource, c.FinishReasons, c.Status, c.ContentStatus = ledger.UsageReported, []string{"stop"}, ledger.StatusOK, ledger.ContentNone
+	c.CostStatus, c.CostUSD, c.InputTokens, c.OutputTokens = "ok", new("0.000100000000"), new(int64(10)), new(int64(2))
+	return c
 }
 
 func insert(t testing.TB, calls []ledger.Call) {

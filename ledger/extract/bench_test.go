@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/rowbinary"
 )
@@ -14,11 +15,11 @@ import (
 func BenchmarkCallRow(b *testing.B) {
 	x := testExtractor(b)
 	res, span := testSpan(map[string]any{
-		"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai",
-		"gen_ai.request.model": "gpt-4o-mini", "gen_ai.response.model": "gpt-4o-mini-2024-07-18",
-		"gen_ai.response.id": "chatcmpl-123", "gen_ai.usage.input_tokens": int64(120),
-		"gen_ai.usage.output_tokens": int64(30), "gen_ai.request.temperature": 0.2,
-		"gen_ai.response.finish_reasons": []any{"stop"}, "server.address": "api.example.invalid",
+		conventions.OperationName: "chat", conventions.ProviderName: "openai",
+		conventions.RequestModel: "gpt-4o-mini", conventions.ResponseModel: "gpt-4o-mini-2024-07-18",
+		conventions.ResponseID: "chatcmpl-123", conventions.UsageInput: int64(120),
+		conventions.UsageOutput: int64(30), conventions.RequestTemperature: 0.2,
+		conventions.FinishReasons: []any{"stop"}, "server.address": "api.example.invalid",
 	})
 	now := time.Now()
 	b.Run("extract", func(b *testing.B) {

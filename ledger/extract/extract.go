@@ -107,13 +107,13 @@ func evidenceCategory(r *conventions.Reading, role conventions.Role, attrs pcomm
 		oiKind = strings.ToUpper(v.AsString())
 	}
 	if op, ok := r.Get(conventions.OperationName); ok && op.AsString() == "retrieval" || has(attrs, conventions.RetrievalDocuments) || oiKind == "RETRIEVER" {
-		return "retrieval"
+		return conventions.CategoryRetrieval
 	}
 	if has(attrs, conventions.DBSystemName) || has(attrs, conventions.DBSystem) || has(attrs, conventions.DBQueryText) || has(attrs, conventions.DBStatement) {
-		return "db"
+		return conventions.CategoryDB
 	}
 	if role == conventions.RoleNotCall || r.Has(conventions.OperationName) {
-		return "genai"
+		return conventions.CategoryGenAI
 	}
 	return conventions.RequestCategory(kind)
 }

@@ -8,6 +8,8 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/docketlabs/docket/internal/conventions"
 )
 
 // benchSpans is a batch of 1,000 spans as an instrumented service sends
@@ -19,40 +21,40 @@ func benchSpans() ptrace.Traces {
 		attrs       map[string]any
 	}{
 		{"@opentelemetry/instrumentation-openai", "chat gpt-4o-mini", map[string]any{
-			"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4o-mini",
-			"gen_ai.response.model": "gpt-4o-mini-2024-07-18", "gen_ai.response.id": "chatcmpl-123", "gen_ai.usage.input_tokens": int64(120),
-			"gen_ai.usage.output_tokens": int64(30), "gen_ai.request.temperature": 0.2, "gen_ai.response.finish_reasons": []any{"stop"},
-			"server.address": "api.example.invalid", "gen_ai.input.messages_ref": "docket-content://default/input.messages/aa", "docket.content.status": "stored"}},
+			conventions.OperationName: "chat", conventions.ProviderName: "openai", conventions.RequestModel: "gpt-4o-mini",
+			conventions.ResponseModel: "gpt-4o-mini-2024-07-18", conventions.ResponseID: "chatcmpl-123", conventions.UsageInput: int64(120),
+			conventions.UsageOutput: int64(30), conventions.RequestTemperature: 0.2, conventions.FinishReasons: []any{"stop"},
+			"server.address": "api.example.invalid", conventions.InputRef: "docket-content://default/input.messages/aa", conventions.ContentStatus: "stored"}},
 		{"@arizeai/openinference-instrumentation-openai", "OpenAI Chat Completions", map[string]any{
-			"openinference.span.kind": "LLM", "llm.model_name": "gpt-4o-mini-2024-07-18", "llm.provider": "openai",
+			conventions.OpenInferenceKind: "LLM", "llm.model_name": "gpt-4o-mini-2024-07-18", "llm.provider": "openai",
 			"llm.token_count.prompt": int64(1000), "llm.token_count.completion": int64(200), "llm.token_count.prompt_details.cache_read": int64(100),
-			"llm.invocation_parameters": `{"model":"gpt-4o-mini","temperature":0.2,"max_completion_tokens":300}`, "output.mime_type": "application/json"}},
+			conventions.InvocationParameters: `{"model":"gpt-4o-mini","temperature":0.2,"max_completion_tokens":300}`, "output.mime_type": "application/json"}},
 		{"@traceloop/instrumentation-anthropic", "chat claude-sonnet-4-5", map[string]any{
-			"gen_ai.operation.name": "chat", "gen_ai.provider.name": "anthropic", "gen_ai.request.model": "claude-sonnet-4-5",
-			"gen_ai.response.model": "claude-sonnet-4-5-20250929", "gen_ai.usage.input_tokens": int64(1000), "gen_ai.usage.output_tokens": int64(100),
-			"gen_ai.usage.cache_read.input_tokens": int64(200), "gen_ai.usage.cache_creation.input_tokens": int64(300), "gen_ai.request.max_tokens": int64(512)}},
+			conventions.OperationName: "chat", conventions.ProviderName: "anthropic", conventions.RequestModel: "claude-sonnet-4-5",
+			conventions.ResponseModel: "claude-sonnet-4-5-20250929", conventions.UsageInput: int64(1000), conventions.UsageOutput: int64(100),
+			conventions.UsageCacheRead: int64(200), conventions.UsageCacheCreation: int64(300), conventions.RequestMaxTokens: int64(512)}},
 		{"ai", "ai.generateText.doGenerate", map[string]any{
 			"ai.operationId": "ai.generateText.doGenerate", "operation.name": "ai.generateText.doGenerate", "ai.model.id": "gpt-4o-mini",
-			"ai.model.provider": "openai.chat", "gen_ai.system": "openai.chat", "gen_ai.request.model": "gpt-4o-mini",
-			"gen_ai.response.id": "chatcmpl-9", "gen_ai.usage.input_tokens": int64(100), "gen_ai.usage.output_tokens": int64(20),
+			"ai.model.provider": "openai.chat", conventions.System: "openai.chat", conventions.RequestModel: "gpt-4o-mini",
+			conventions.ResponseID: "chatcmpl-9", conventions.UsageInput: int64(100), conventions.UsageOutput: int64(20),
 			"ai.usage.inputTokens": int64(100), "ai.usage.outputTokens": int64(20), "ai.response.finishReason": "stop"}},
 		{"ai", "ai.generateText", map[string]any{"ai.operationId": "ai.generateText", "operation.name": "ai.generateText",
 			"ai.model.id": "gpt-4o-mini", "ai.model.provider": "openai.chat", "ai.usage.inputTokens": int64(100)}},
-		{"app", "invoke_agent support", map[string]any{"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "support",
-			"gen_ai.request.model": "gpt-4o-mini", "gen_ai.usage.input_tokens": int64(100)}},
-		{"app", "execute_tool lookup", map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup",
+		{"app", "invoke_agent support", map[string]any{conventions.OperationName: "invoke_agent", "gen_ai.agent.name": "support",
+			conventions.RequestModel: "gpt-4o-mini", conventions.UsageInput: int64(100)}},
+		{"app", "execute_tool lookup", map[string]any{conventions.OperationName: "execute_tool", "gen_ai.tool.name": "lookup",
 			"gen_ai.tool.call.arguments_ref": "docket-content://default/tool.call.arguments/" + fmt.Sprintf("%064x", 1)}},
-		{"app", "retrieve", map[string]any{"gen_ai.operation.name": "retrieval", "gen_ai.data_source.id": "kb",
-			"gen_ai.retrieval.documents": `[{"id":"doc-7","version":"v2","score":0.5},{"id":"doc-9","version":"v1","score":0.4}]`}},
-		{"pg", "SELECT users", map[string]any{"db.system.name": "postgresql", "db.operation.name": "SELECT", "db.collection.name": "users",
-			"db.query.text": "SELECT * FROM users WHERE id = ?", "db.query.sanitization": "full"}},
-		{"http", "GET /tickets/{id}", map[string]any{"http.request.method": "GET", "http.route": "/tickets/{id}",
-			"http.response.status_code": int64(200), "url.scheme": "https", "server.address": "support.example.invalid"}},
+		{"app", "retrieve", map[string]any{conventions.OperationName: "retrieval", conventions.DataSourceID: "kb",
+			conventions.RetrievalDocuments: `[{"id":"doc-7","version":"v2","score":0.5},{"id":"doc-9","version":"v1","score":0.4}]`}},
+		{"pg", "SELECT users", map[string]any{conventions.DBSystemName: "postgresql", conventions.DBOperationName: "SELECT", conventions.DBCollectionName: "users",
+			conventions.DBQueryText: "SELECT * FROM users WHERE id = ?", conventions.QuerySanitization: "full"}},
+		{"http", "GET /tickets/{id}", map[string]any{conventions.HTTPRequestMethod: "GET", conventions.HTTPRoute: "/tickets/{id}",
+			conventions.HTTPResponseStatusCode: int64(200), "url.scheme": "https", "server.address": "support.example.invalid"}},
 	}
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("service.name", "support-bot")
-	rs.Resource().Attributes().PutStr("tenant.id", "acme")
+	rs.Resource().Attributes().PutStr(conventions.ServiceName, "support-bot")
+	rs.Resource().Attributes().PutStr(conventions.TenantAttribute, "acme")
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	for i, k := range kinds {
 		ss := rs.ScopeSpans().AppendEmpty()

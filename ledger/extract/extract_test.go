@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/docketlabs/docket/internal/conventions"
+	"github.com/docketlabs/docket/internal/spantest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/pricing"
 )
@@ -24,7 +25,7 @@ func testSpanOnly(attrs map[string]any) ptrace.Span {
 func testSpan(attrs map[string]any) (pcommon.Resource, ptrace.Span) {
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("service.name", "support-bot")
+	rs.Resource().Attributes().PutStr(conventions.ServiceName, "support-bot")
 	span := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
 	span.SetTraceID(pcommon.TraceID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
 	span.SetSpanID(pcommon.SpanID{1, 1, 1, 1, 1, 1, 1, 1})
@@ -59,20 +60,20 @@ func TestIsLLMCall(t *testing.T) {
 		attrs map[string]any
 		want  bool
 	}{
-		{"chat", map[string]any{"gen_ai.operation.name": "chat"}, true},
-		{"embeddings", map[string]any{"gen_ai.operation.name": "embeddings"}, true},
-		{"tool", map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.request.model": "x"}, false},
-		{"agent", map[string]any{"gen_ai.operation.name": "invoke_agent", "gen_ai.request.model": "x"}, false},
-		{"retrieval", map[string]any{"gen_ai.operation.name": "retrieval"}, false},
-		{"unknown op with model", map[string]any{"gen_ai.operation.name": "rerank", "gen_ai.request.model": "x"}, true},
-		{"unknown op without model", map[string]any{"gen_ai.operation.name": "rerank"}, false},
-		{"legacy system+model", map[string]any{"gen_ai.system": "openai", "gen_ai.request.model": "gpt-4"}, true},
-		{"legacy system only", map[string]any{"gen_ai.system": "openai"}, false},
-		{"db span", map[string]any{"db.system.name": "postgresql"}, false},
-		{"openinference llm", map[string]any{"openinference.span.kind": "LLM"}, true},
-		{"openinference embedding", map[string]any{"openinference.span.kind": "EMBEDDING"}, true},
-		{"openinference chain", map[string]any{"openinference.span.kind": "CHAIN", "llm.model_name": "x"}, false},
-		{"openinference retriever", map[string]any{"openinference.span.kind": "RETRIEVER"}, false},
+		{"chat", map[string]any{conventions.OperationName: "chat"}, true},
+		{"embeddings", map[string]any{conventions.OperationName: "embeddings"}, true},
+		{"tool", map[string]any{conventions.OperationName: "execute_tool", conventions.RequestModel: "x"}, false},
+		{"agent", map[string]any{conventions.OperationName: "invoke_agent", conventions.RequestModel: "x"}, false},
+		{"retrieval", map[string]any{conventions.OperationName: "retrieval"}, false},
+		{"unknown op with model", map[string]any{conventions.OperationName: "rerank", conventions.RequestModel: "x"}, true},
+		{"unknown op without model", map[string]any{conventions.OperationName: "rerank"}, false},
+		{"legacy system+model", map[string]any{conventions.System: "openai", conventions.RequestModel: "gpt-4"}, true},
+		{"legacy system only", map[string]any{conventions.System: "openai"}, false},
+		{"db span", map[string]any{conventions.DBSystemName: "postgresql"}, false},
+		{"openinference llm", map[string]any{conventions.OpenInferenceKind: "LLM"}, true},
+		{"openinference embedding", map[string]any{conventions.OpenInferenceKind: "EMBEDDING"}, true},
+		{"openinference chain", map[string]any{conventions.OpenInferenceKind: "CHAIN", "llm.model_name": "x"}, false},
+		{"openinference retriever", map[string]any{conventions.OpenInferenceKind: "RETRIEVER"}, false},
 	}
 	for _, tc := range cases {
 		_, span := testSpan(tc.attrs)
@@ -84,26 +85,26 @@ func TestIsLLMCall(t *testing.T) {
 
 func TestCallRowFromSpan(t *testing.T) {
 	res, span := testSpan(map[string]any{
-		"gen_ai.operation.name":                "chat",
-		"gen_ai.provider.name":                 "openai",
-		"gen_ai.request.model":                 "gpt-4o",
-		"gen_ai.response.model":                "gpt-4o-2024-08-06",
-		"gen_ai.response.id":                   "chatcmpl-abc",
-		"gen_ai.response.finish_reasons":       []any{"stop"},
-		"gen_ai.response.time_to_first_chunk":  0.25,
-		"gen_ai.usage.input_tokens":            int64(1000),
-		"gen_ai.usage.output_tokens":           int64(200),
-		"gen_ai.usage.cache_read.input_tokens": int64(400),
-		"gen_ai.request.temperature":           0.2,
-		"gen_ai.request.max_tokens":            int64(512),
-		"gen_ai.request.seed":                  int64(7),
-		"gen_ai.request.stop_sequences":        []any{"\n\n"},
-		"gen_ai.request.frequency_penalty":     0.5,
-		"gen_ai.input.messages":                `[{"role":"user","parts":[{"type":"text","content":"secret"}]}]`,
-		"enduser.pseudo.id":                    "u-93f",
-		"http.request.resend_count":            int64(2),
+		conventions.OperationName:          "chat",
+		conventions.ProviderName:           "openai",
+		conventions.RequestModel:           "gpt-4o",
+		conventions.ResponseModel:          "gpt-4o-2024-08-06",
+		conventions.ResponseID:             "chatcmpl-abc",
+		conventions.FinishReasons:          []any{"stop"},
+		conventions.TimeToFirstChunk:       0.25,
+		conventions.UsageInput:             int64(1000),
+		conventions.UsageOutput:            int64(200),
+		conventions.UsageCacheRead:         int64(400),
+		conventions.RequestTemperature:     0.2,
+		conventions.RequestMaxTokens:       int64(512),
+		conventions.RequestSeed:            int64(7),
+		conventions.RequestStop:            []any{"\n\n"},
+		"gen_ai.request.frequency_penalty": 0.5,
+		conventions.InputMessages:          `[{"role":"user","parts":[{"type":"text","content":"secret"}]}]`,
+		conventions.EndUser:                "u-93f",
+		"http.request.resend_count":        int64(2),
 	})
-	res.Attributes().PutStr("tenant.id", "acme")
+	res.Attributes().PutStr(conventions.TenantAttribute, "acme")
 	ingested := time.Date(2026, 3, 1, 12, 0, 5, 0, time.UTC)
 	c := testExtractor(t).Call(res, span, ingested)
 
@@ -141,7 +142,7 @@ func TestCallRowFromSpan(t *testing.T) {
 
 func TestUnknownIsNotZero(t *testing.T) {
 	x := testExtractor(t)
-	_, span := testSpan(map[string]any{"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4o"})
+	_, span := testSpan(map[string]any{conventions.OperationName: "chat", conventions.ProviderName: "openai", conventions.RequestModel: "gpt-4o"})
 	c := x.Call(pcommon.NewResource(), span, time.Now())
 	if c.InputTokens != nil || c.OutputTokens != nil || c.UsageSource != ledger.UsageMissing || c.CostUSD != nil || c.CostStatus != "missing_usage" {
 		t.Fatalf("missing usage: %+v", c)
@@ -149,13 +150,13 @@ func TestUnknownIsNotZero(t *testing.T) {
 	if c.Tenant != "default" {
 		t.Fatalf("tenant %q, want default", c.Tenant)
 	}
-	_, span = testSpan(map[string]any{"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "no-such-model-xyz",
-		"gen_ai.usage.input_tokens": int64(5), "gen_ai.usage.output_tokens": int64(1)})
+	_, span = testSpan(map[string]any{conventions.OperationName: "chat", conventions.ProviderName: "openai", conventions.RequestModel: "no-such-model-xyz",
+		conventions.UsageInput: int64(5), conventions.UsageOutput: int64(1)})
 	c = x.Call(pcommon.NewResource(), span, time.Now())
 	if c.CostUSD != nil || c.CostStatus != "unknown_model" {
 		t.Fatalf("unknown model: %+v", c)
 	}
-	_, span = testSpan(map[string]any{"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": "lots"})
+	_, span = testSpan(map[string]any{conventions.OperationName: "chat", conventions.UsageInput: "lots"})
 	c = x.Call(pcommon.NewResource(), span, time.Now())
 	if c.InputTokens != nil || !contains(c.AttributeIssues, "not_an_integer:gen_ai.usage.input_tokens") {
 		t.Fatalf("bad integer: %v %v", c.InputTokens, c.AttributeIssues)
@@ -165,9 +166,9 @@ func TestUnknownIsNotZero(t *testing.T) {
 func TestHostileAttributeValues(t *testing.T) {
 	huge := strings.Repeat("x", 10<<20)
 	_, span := testSpan(map[string]any{
-		"gen_ai.operation.name":   "chat",
-		"gen_ai.request.model":    "gpt\x00-4o\xff",
-		"gen_ai.response.id":      huge,
+		conventions.OperationName: "chat",
+		conventions.RequestModel:  "gpt\x00-4o\xff",
+		conventions.ResponseID:    huge,
 		"gen_ai.request.user_tag": huge,
 	})
 	c := testExtractor(t).Call(pcommon.NewResource(), span, time.Now())
@@ -188,7 +189,7 @@ func TestHostileAttributeValues(t *testing.T) {
 // ledger's TestErrorClassFromStructuredFields): a message mentioning 429
 // on a successful call leaves it unclassified.
 func TestErrorClassIgnoresFreeText(t *testing.T) {
-	_, span := testSpan(map[string]any{"gen_ai.operation.name": "chat", "exception.message": "HTTP 429 in the disclosure text"})
+	_, span := testSpan(map[string]any{conventions.OperationName: "chat", "exception.message": "HTTP 429 in the disclosure text"})
 	span.Status().SetCode(ptrace.StatusCodeOk)
 	if c := testExtractor(t).Call(pcommon.NewResource(), span, time.Now()); c.ErrorClass != ledger.ErrClassNone {
 		t.Fatalf("free text classified as %q", c.ErrorClass)
@@ -197,23 +198,23 @@ func TestErrorClassIgnoresFreeText(t *testing.T) {
 
 func TestEvidenceSpans(t *testing.T) {
 	x := testExtractor(t)
-	_, span := testSpan(map[string]any{"db.system.name": "postgresql", "db.query.text": "SELECT * FROM users WHERE email = 'a@b.c'", "db.operation.name": "SELECT"})
+	_, span := testSpan(map[string]any{conventions.DBSystemName: "postgresql", conventions.DBQueryText: "SELECT * FROM users WHERE email = 'a@b.c'", conventions.DBOperationName: "SELECT"})
 	e, ok := evidenceOf(x, pcommon.NewResource(), span, time.Now())
 	if !ok || e.Category != "db" || e.DBQueryText != nil || e.DBQueryStatus != ledger.QueryUnsanitized {
 		t.Fatalf("unsanitized query must not be stored: ok=%v %+v", ok, e)
 	}
-	_, span = testSpan(map[string]any{"db.system.name": "postgresql", "db.query.text": "SELECT * FROM users WHERE email = ?", AttrQuerySanitization: "full"})
+	_, span = testSpan(map[string]any{conventions.DBSystemName: "postgresql", conventions.DBQueryText: "SELECT * FROM users WHERE email = ?", AttrQuerySanitization: "full"})
 	e, _ = evidenceOf(x, pcommon.NewResource(), span, time.Now())
 	if e.DBQueryText == nil || *e.DBQueryText != "SELECT * FROM users WHERE email = ?" || e.DBQueryStatus != ledger.QuerySanitized {
 		t.Fatalf("sanitized query: %+v", e)
 	}
-	_, span = testSpan(map[string]any{"gen_ai.operation.name": "retrieval", "gen_ai.data_source.id": "kb",
-		"gen_ai.retrieval.documents": `[{"id":"doc-1","version":"v3","score":0.9},{"id":"doc-2"}]`})
+	span = spantest.Retrieval(ptrace.NewSpanSlice(), "kb", `[{"id":"doc-1","version":"v3","score":0.9},{"id":"doc-2"}]`)
+	spantest.At(span, pcommon.TraceID{1, 2, 3}, pcommon.SpanID{1, 1, 1}, time.Now())
 	e, _ = evidenceOf(x, pcommon.NewResource(), span, time.Now())
 	if e.Category != "retrieval" || len(e.Documents) != 2 || e.Documents[0].Version != "v3" || *e.Documents[0].Score != 0.9 || e.Documents[1].Score != nil {
 		t.Fatalf("retrieval: %+v", e)
 	}
-	_, span = testSpan(map[string]any{"http.request.method": "GET"})
+	_, span = testSpan(map[string]any{conventions.HTTPRequestMethod: "GET"})
 	if _, ok := evidenceOf(x, pcommon.NewResource(), span, time.Now()); ok {
 		t.Fatal("plain HTTP span is not evidence")
 	}
@@ -233,11 +234,11 @@ func contains(list []string, s string) bool {
 // the references the content processor left for its content.
 func TestOpenInferenceCall(t *testing.T) {
 	res, span := testSpan(map[string]any{
-		"openinference.span.kind": "LLM", "llm.model_name": "gpt-4o-mini-2024-07-18", "llm.provider": "openai",
+		conventions.OpenInferenceKind: "LLM", "llm.model_name": "gpt-4o-mini-2024-07-18", "llm.provider": "openai",
 		"llm.token_count.prompt": 1000, "llm.token_count.completion": 200, "llm.token_count.prompt_details.cache_read": 100,
 		"llm.input_messages_ref": "docket-content://default/input.messages/aa", "output.value_ref": "docket-content://default/output.value/bb",
-		"llm.tools_ref": "docket-content://default/tool.definitions/cc", "docket.content.status": "stored",
-		"llm.invocation_parameters": `{"temperature":0.2,"max_completion_tokens":300,"seed":42,"stop":"END","stream":true}`,
+		"llm.tools_ref": "docket-content://default/tool.definitions/cc", conventions.ContentStatus: "stored",
+		conventions.InvocationParameters: `{"temperature":0.2,"max_completion_tokens":300,"seed":42,"stop":"END","stream":true}`,
 	})
 	c := testExtractor(t).Call(res, span, time.Now())
 	c.Derive(testExtractor(t).Prices)
@@ -258,13 +259,13 @@ func TestOpenInferenceCall(t *testing.T) {
 	if *c.Temperature != 0.2 || *c.MaxTokens != 300 || *c.Seed != 42 || c.TopP != nil || strings.Join(c.StopSequences, ",") != "END" {
 		t.Fatalf("sampling from llm.invocation_parameters: %v %v %v %v %v", *c.Temperature, *c.MaxTokens, *c.Seed, c.TopP, c.StopSequences)
 	}
-	res, span = testSpan(map[string]any{"openinference.span.kind": "LLM", "llm.invocation_parameters": "{not json"})
+	res, span = testSpan(map[string]any{conventions.OpenInferenceKind: "LLM", conventions.InvocationParameters: "{not json"})
 	if c := testExtractor(t).Call(res, span, time.Now()); c.Temperature != nil || !slices.Contains(c.AttributeIssues, "invalid_json:llm.invocation_parameters") {
 		t.Fatalf("malformed parameters: %v %v", c.Temperature, c.AttributeIssues)
 	}
 	// Without the content processor, OpenInference content on the span is
 	// noticed (and never stored by the ledger).
-	res, span = testSpan(map[string]any{"openinference.span.kind": "LLM", "input.value": "what is my balance?"})
+	res, span = testSpan(map[string]any{conventions.OpenInferenceKind: "LLM", conventions.InputValue: "what is my balance?"})
 	if c := testExtractor(t).Call(res, span, time.Now()); c.ContentStatus != ledger.ContentOnSpan {
 		t.Fatalf("content status %q, want %q", c.ContentStatus, ledger.ContentOnSpan)
 	}
@@ -274,11 +275,11 @@ func TestOpenInferenceCall(t *testing.T) {
 // the row references what the content processor stored of them, and
 // notices content left on an event.
 func TestContentOnSpanEvents(t *testing.T) {
-	res, span := testSpan(map[string]any{"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o-mini", "docket.content.status": "stored"})
+	res, span := testSpan(map[string]any{conventions.OperationName: "chat", conventions.RequestModel: "gpt-4o-mini", conventions.ContentStatus: "stored"})
 	details := span.Events().AppendEmpty()
 	details.SetName("gen_ai.client.inference.operation.details")
-	details.Attributes().PutStr("gen_ai.input.messages_ref", "docket-content://default/input.messages/aa")
-	details.Attributes().PutStr("gen_ai.output.messages_ref", "docket-content://default/output.messages/bb")
+	details.Attributes().PutStr(conventions.InputRef, "docket-content://default/input.messages/aa")
+	details.Attributes().PutStr(conventions.OutputRef, "docket-content://default/output.messages/bb")
 	legacy := span.Events().AppendEmpty()
 	legacy.SetName("gen_ai.content.prompt")
 	legacy.Attributes().PutStr("gen_ai.prompt_ref", "docket-content://default/prompt/cc")
@@ -287,7 +288,7 @@ func TestContentOnSpanEvents(t *testing.T) {
 		t.Fatalf("refs from the operation details event: %q %q %q", c.InputRef, c.OutputRef, c.ContentStatus)
 	}
 
-	res, span = testSpan(map[string]any{"gen_ai.system": "openai", "gen_ai.request.model": "gpt-4o-mini", "docket.content.status": "stored"})
+	res, span = testSpan(map[string]any{conventions.System: "openai", conventions.RequestModel: "gpt-4o-mini", conventions.ContentStatus: "stored"})
 	for name, ref := range map[string]string{"gen_ai.content.prompt": "gen_ai.prompt_ref", "gen_ai.content.completion": "gen_ai.completion_ref"} {
 		ev := span.Events().AppendEmpty()
 		ev.SetName(name)
@@ -299,10 +300,10 @@ func TestContentOnSpanEvents(t *testing.T) {
 	}
 
 	// Without the content processor, content on an event is noticed.
-	res, span = testSpan(map[string]any{"gen_ai.system": "openai", "gen_ai.request.model": "gpt-4o-mini"})
+	res, span = testSpan(map[string]any{conventions.System: "openai", conventions.RequestModel: "gpt-4o-mini"})
 	ev := span.Events().AppendEmpty()
 	ev.SetName("gen_ai.content.prompt")
-	ev.Attributes().PutStr("gen_ai.prompt", "what is my balance?")
+	ev.Attributes().PutStr(conventions.Prompt, "what is my balance?")
 	if c := testExtractor(t).Call(res, span, time.Now()); c.ContentStatus != ledger.ContentOnSpan {
 		t.Fatalf("content status %q, want %q", c.ContentStatus, ledger.ContentOnSpan)
 	}
@@ -313,10 +314,10 @@ func TestContentOnSpanEvents(t *testing.T) {
 // the row references what the content processor stored of them.
 func TestOpenLLMetryCall(t *testing.T) {
 	res, span := testSpan(map[string]any{
-		"gen_ai.system": "openai", "llm.request.type": "chat", "gen_ai.request.model": "gpt-4o-mini",
+		conventions.System: "openai", "llm.request.type": "chat", conventions.RequestModel: "gpt-4o-mini",
 		"gen_ai.usage.prompt_tokens": 10, "gen_ai.usage.completion_tokens": 5,
 		"gen_ai.prompt_ref": "docket-content://default/prompt/aa", "gen_ai.completion_ref": "docket-content://default/completion/bb",
-		"llm.request.functions_ref": "docket-content://default/tool.definitions/cc", "docket.content.status": "stored",
+		"llm.request.functions_ref": "docket-content://default/tool.definitions/cc", conventions.ContentStatus: "stored",
 	})
 	c := testExtractor(t).Call(res, span, time.Now())
 	if c.Operation != "chat" || c.UsageSource != ledger.UsageReported {
@@ -328,7 +329,7 @@ func TestOpenLLMetryCall(t *testing.T) {
 	}
 	// Without the content processor, the content on the span is noticed.
 	for _, k := range []string{"gen_ai.prompt.0.content", "llm.request.functions.0.description", "traceloop.entity.input"} {
-		res, span = testSpan(map[string]any{"gen_ai.system": "openai", "gen_ai.request.model": "gpt-4o-mini", k: "what is my balance?"})
+		res, span = testSpan(map[string]any{conventions.System: "openai", conventions.RequestModel: "gpt-4o-mini", k: "what is my balance?"})
 		if c := testExtractor(t).Call(res, span, time.Now()); c.ContentStatus != ledger.ContentOnSpan {
 			t.Errorf("%s: content status %q, want %q", k, c.ContentStatus, ledger.ContentOnSpan)
 		}
@@ -343,12 +344,12 @@ func TestSpanContentRefs(t *testing.T) {
 		return "docket-content://default/" + kind + "/" + strings.Repeat(string(b), 64)
 	}
 	res, span := testSpan(map[string]any{
-		"gen_ai.operation.name": "execute_tool", "gen_ai.tool.call.arguments_ref": ref("tool.call.arguments", 'a'),
-		"gen_ai.tool.call.result_ref": ref("tool.call.result", 'b'), "docket.content.status": "stored",
+		conventions.OperationName: "execute_tool", "gen_ai.tool.call.arguments_ref": ref("tool.call.arguments", 'a'),
+		"gen_ai.tool.call.result_ref": ref("tool.call.result", 'b'), conventions.ContentStatus: "stored",
 		"request_ref": "ticket-42", // not a content reference
 	})
 	ev := span.Events().AppendEmpty()
-	ev.Attributes().PutStr("docket.content.attributes_ref", ref("user.message", 'c'))
+	ev.Attributes().PutStr(conventions.ContentAttributesRef, ref("user.message", 'c'))
 	ev.Attributes().PutStr("gen_ai.prompt_ref", ref("tool.call.arguments", 'a')) // repeated
 	e, ok := evidenceOf(testExtractor(t), res, span, time.Now())
 	want := []string{ref("tool.call.arguments", 'a'), ref("tool.call.result", 'b'), ref("user.message", 'c')}
@@ -361,16 +362,16 @@ func TestSpanContentRefs(t *testing.T) {
 	if e, ok := evidenceOf(testExtractor(t), res, span, time.Now()); !ok || e.Category != "genai" || len(e.ContentRefs) != 1 {
 		t.Fatalf("workflow span: %v %q %v", ok, e.Category, e.ContentRefs)
 	}
-	res, span = testSpan(map[string]any{"http.route": "/work", "traceloop.entity.input_ref": ref("entity.input", 'd')})
+	res, span = testSpan(map[string]any{conventions.HTTPRoute: "/work", "traceloop.entity.input_ref": ref("entity.input", 'd')})
 	if e, ok := evidenceOf(testExtractor(t), res, span, time.Now()); !ok || e.Category != "content" || len(e.ContentRefs) != 1 {
 		t.Fatalf("workflow span: %v %q %v", ok, e.Category, e.ContentRefs)
 	}
-	res, span = testSpan(map[string]any{"http.route": "/health", "request_ref": "ticket-42"})
+	res, span = testSpan(map[string]any{conventions.HTTPRoute: "/health", "request_ref": "ticket-42"})
 	if _, ok := evidenceOf(testExtractor(t), res, span, time.Now()); ok {
 		t.Fatal("a span without content references or evidence attributes is not evidence")
 	}
 
-	attrs := map[string]any{"gen_ai.operation.name": "execute_tool"}
+	attrs := map[string]any{conventions.OperationName: "execute_tool"}
 	for i := range maxContentRefs + 5 {
 		attrs[fmt.Sprintf("k%d_ref", i)] = ref("tool.call.result", "0123456789abcdef"[i%16]) + fmt.Sprint(i)
 	}
@@ -391,7 +392,7 @@ func TestSpanContentRefs(t *testing.T) {
 
 func TestOpenInferenceRetrieverIsEvidence(t *testing.T) {
 	res, span := testSpan(map[string]any{
-		"openinference.span.kind":                 "RETRIEVER",
+		conventions.OpenInferenceKind:             "RETRIEVER",
 		"retrieval.documents.0.document.id":       "doc-3",
 		"retrieval.documents.0.document.score":    0.42,
 		"retrieval.documents.0.document.metadata": `{"version":"v2"}`,
@@ -411,14 +412,14 @@ func TestOpenInferenceRetrieverIsEvidence(t *testing.T) {
 	if d := e.Documents[1]; d.ID != "doc-12" || d.Version != "" || d.Score != nil {
 		t.Fatalf("second document: %+v", d)
 	}
-	if e, _ := evidenceOf(testExtractor(t), pcommon.NewResource(), testSpanOnly(map[string]any{"openinference.span.kind": "CHAIN"}), time.Now()); e.Category != "genai" {
+	if e, _ := evidenceOf(testExtractor(t), pcommon.NewResource(), testSpanOnly(map[string]any{conventions.OpenInferenceKind: "CHAIN"}), time.Now()); e.Category != "genai" {
 		t.Fatal("an OpenInference chain span is not a GenAI step")
 	}
 }
 
 func TestIsContentAttribute(t *testing.T) {
 	for k, want := range map[string]bool{
-		"gen_ai.input.messages":                        true,
+		conventions.InputMessages:                      true,
 		"gen_ai.prompt.0.content":                      true,
 		"gen_ai.tool.call.arguments":                   true,
 		"llm.prompts.0":                                true,
@@ -430,11 +431,11 @@ func TestIsContentAttribute(t *testing.T) {
 		"retrieval.documents.3.document.id":            false,
 		"retrieval.documents.3.document.metadata":      false,
 		"gen_ai.prompts":                               false,
-		"gen_ai.request.model":                         false,
-		"gen_ai.input.messages_ref":                    false,
+		conventions.RequestModel:                       false,
+		conventions.InputRef:                           false,
 		"llm.token_count.prompt":                       false,
 		"input.mime_type":                              false,
-		"http.route":                                   false,
+		conventions.HTTPRoute:                          false,
 		"":                                             false,
 	} {
 		if got := IsContentAttribute(k); got != want {
@@ -443,7 +444,7 @@ func TestIsContentAttribute(t *testing.T) {
 	}
 	// A call with only OpenInference prompt templates on it has content on
 	// the span.
-	res, span := testSpan(map[string]any{"openinference.span.kind": "LLM", "llm.prompt_template.variables": `{"name":"x"}`})
+	res, span := testSpan(map[string]any{conventions.OpenInferenceKind: "LLM", "llm.prompt_template.variables": `{"name":"x"}`})
 	if c := testExtractor(t).Call(res, span, time.Now()); c.ContentStatus != ledger.ContentOnSpan {
 		t.Fatalf("content status %q, want %q", c.ContentStatus, ledger.ContentOnSpan)
 	}
@@ -485,7 +486,7 @@ func TestCallContentBeyondItsColumns(t *testing.T) {
 		return "docket-content://default/" + kind + "/" + strings.Repeat(string(b), 64)
 	}
 	res, span := testSpan(map[string]any{
-		"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o",
+		conventions.OperationName: "chat", conventions.RequestModel: "gpt-4o",
 		conventions.InputRef: ref("input.messages", 'a'), conventions.UnknownRef: ref(conventions.UnknownKind, 'b'),
 	})
 	span.Events().AppendEmpty().Attributes().PutStr(conventions.ContentAttributesRef, ref("user.message", 'c'))
@@ -495,7 +496,7 @@ func TestCallContentBeyondItsColumns(t *testing.T) {
 		!slices.Equal(slices.Sorted(slices.Values(e.ContentRefs)), want) {
 		t.Fatalf("kind %v, input %q, evidence %q %v", kind, c.InputRef, e.Category, e.ContentRefs)
 	}
-	res, span = testSpan(map[string]any{"gen_ai.operation.name": "chat", conventions.InputRef: ref("input.messages", 'a')})
+	res, span = testSpan(map[string]any{conventions.OperationName: "chat", conventions.InputRef: ref("input.messages", 'a')})
 	if _, e, _ := testExtractor(t).Extract(res, "", span, time.Now()); len(e.ContentRefs) != 0 || e.SpanID != "" {
 		t.Fatalf("a call whose references are all in its columns got evidence: %+v", e)
 	}
@@ -507,8 +508,8 @@ func TestCallContentBeyondItsColumns(t *testing.T) {
 func TestUnreportedCacheRead(t *testing.T) {
 	x := testExtractor(t)
 	call := func(provider, model string, input int64, extra map[string]any) ledger.Call {
-		attrs := map[string]any{"gen_ai.operation.name": "chat", "gen_ai.provider.name": provider, "gen_ai.request.model": model,
-			"gen_ai.usage.input_tokens": input, "gen_ai.usage.output_tokens": int64(10)}
+		attrs := map[string]any{conventions.OperationName: "chat", conventions.ProviderName: provider, conventions.RequestModel: model,
+			conventions.UsageInput: input, conventions.UsageOutput: int64(10)}
 		for k, v := range extra {
 			attrs[k] = v
 		}
@@ -522,7 +523,7 @@ func TestUnreportedCacheRead(t *testing.T) {
 	}{
 		{"openai 1024 no cache key", call("openai", "gpt-4o-mini", 1024, nil), conventions.CostUnreportedCacheRead},
 		{"openai.chat 4000 no cache key", call("openai.chat", "gpt-4o-mini", 4000, nil), conventions.CostUnreportedCacheRead},
-		{"openai 4000 cached 0", call("openai", "gpt-4o-mini", 4000, map[string]any{"gen_ai.usage.cache_read.input_tokens": int64(0)}), conventions.CostOK},
+		{"openai 4000 cached 0", call("openai", "gpt-4o-mini", 4000, map[string]any{conventions.UsageCacheRead: int64(0)}), conventions.CostOK},
 		{"openai 4000 cached under OpenLLMetry's key", call("openai", "gpt-4o-mini", 4000, map[string]any{"gen_ai.usage.cache_read_input_tokens": int64(1280)}), conventions.CostOK},
 		{"openai 1023", call("openai", "gpt-4o-mini", 1023, nil), conventions.CostOK},
 		{"anthropic 4000 no cache key", call("anthropic", "claude-sonnet-4-5", 4000, nil), conventions.CostOK},

@@ -141,7 +141,7 @@ func TestEveryFamilyHasAFixture(t *testing.T) {
 func fixtureToSpan(t *testing.T, fs fixtureSpan, traceID pcommon.TraceID, t0 time.Time) (pcommon.Resource, ptrace.Span) {
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("service.name", "fixture")
+	rs.Resource().Attributes().PutStr(conventions.ServiceName, "fixture")
 	ss := rs.ScopeSpans().AppendEmpty()
 	ss.Scope().SetName(fs.Scope)
 	span := ss.Spans().AppendEmpty()

@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
 )
 
@@ -23,7 +24,7 @@ func TestKeptCallsFollowTheirTrace(t *testing.T) {
 	x := testExtractor(t)
 	now := time.Now().UTC()
 	trace := pcommon.TraceID{0x12, 0x34, 0x56}
-	attrs := map[string]any{"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4o"}
+	attrs := map[string]any{conventions.OperationName: "chat", conventions.ProviderName: "openai", conventions.RequestModel: "gpt-4o"}
 	res, inner := testSpan(attrs)
 	inner.SetTraceID(trace)
 	inner.SetSpanID(pcommon.SpanID{0xc1})

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
 )
 
@@ -40,14 +41,14 @@ func TestLogRecordRefsBelongToTheirCall(t *testing.T) {
 	x := testExtractor(t)
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	in, out, extra, other := testRef("logs", "user.message", 1), testRef("logs", "choice", 2), testRef("logs", "unknown", 3), testRef("logs", "user.message", 4)
-	res, span := testSpan(map[string]any{"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4o",
+	res, span := testSpan(map[string]any{conventions.OperationName: "chat", conventions.ProviderName: "openai", conventions.RequestModel: "gpt-4o",
 		"docket.unknown_ref": extra})
-	res.Attributes().PutStr("tenant.id", "logs")
+	res.Attributes().PutStr(conventions.TenantAttribute, "logs")
 	span.SetTraceID(pcommon.TraceID{0x10, 0x9})
 	records := []plog.LogRecord{
-		testLog(res, span.TraceID(), span.SpanID(), map[string]any{"docket.content.body_ref": in}),
-		testLog(res, span.TraceID(), span.SpanID(), map[string]any{"docket.content.body_ref": out, "not_a_ref": "docket-content://x"}),
-		testLog(res, span.TraceID(), pcommon.SpanID{7, 7, 7, 7, 7, 7, 7, 7}, map[string]any{"docket.content.body_ref": other}),
+		testLog(res, span.TraceID(), span.SpanID(), map[string]any{conventions.ContentBodyRef: in}),
+		testLog(res, span.TraceID(), span.SpanID(), map[string]any{conventions.ContentBodyRef: out, "not_a_ref": "docket-content://x"}),
+		testLog(res, span.TraceID(), pcommon.SpanID{7, 7, 7, 7, 7, 7, 7, 7}, map[string]any{conventions.ContentBodyRef: other}),
 	}
 	var links []ledger.LogContentRef
 	for _, lr := range records {
@@ -57,7 +58,7 @@ func TestLogRecordRefsBelongToTheirCall(t *testing.T) {
 		}
 		links = append(links, rows...)
 	}
-	unlinked := testLog(res, pcommon.TraceID{}, pcommon.SpanID{}, map[string]any{"docket.content.body_ref": in})
+	unlinked := testLog(res, pcommon.TraceID{}, pcommon.SpanID{}, map[string]any{conventions.ContentBodyRef: in})
 	if rows, ok := x.LogRefs(res, unlinked, now); ok || rows != nil {
 		t.Fatalf("a record without a span context linked %v", rows)
 	}

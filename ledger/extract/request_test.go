@@ -20,7 +20,7 @@ import (
 // path, headers, bodies, the client's address and agent.
 func serverSpan(name string) (pcommon.Resource, ptrace.Span) {
 	res, span := testSpan(map[string]any{
-		"http.request.method": "POST", "http.route": "/ask?token=route-secret", "http.response.status_code": int64(200),
+		conventions.HTTPRequestMethod: "POST", conventions.HTTPRoute: "/ask?token=route-secret", conventions.HTTPResponseStatusCode: int64(200),
 		"url.full": "https://app.example/ask?token=full-secret", "url.query": "token=query-secret", "url.path": "/ask/alice@example.com",
 		"http.request.header.authorization": []any{"Bearer header-secret"}, "http.request.header.cookie": "sid=cookie-secret",
 		"http.response.header.set-cookie": "sid=set-cookie-secret", "http.request.body.content": `{"question":"body-secret"}`,
@@ -38,7 +38,7 @@ func TestRequestSpanKeepsOnlyContractKeys(t *testing.T) {
 	if !ok || e.Category != conventions.CategoryRequest {
 		t.Fatalf("server span: evidence %v, category %q", ok, e.Category)
 	}
-	want := map[string]string{"http.request.method": "POST", "http.route": "/ask", "http.response.status_code": "200"}
+	want := map[string]string{conventions.HTTPRequestMethod: "POST", conventions.HTTPRoute: "/ask", conventions.HTTPResponseStatusCode: "200"}
 	if !maps.Equal(e.SpanAttributes, want) || e.SpanName != "POST /ask" {
 		t.Fatalf("kept %v named %q, want %v named %q", e.SpanAttributes, e.SpanName, want, "POST /ask")
 	}
@@ -57,7 +57,7 @@ func TestRequestPathCategories(t *testing.T) {
 		ptrace.SpanKindServer: conventions.CategoryRequest, ptrace.SpanKindProducer: conventions.CategoryQueue,
 		ptrace.SpanKindConsumer: conventions.CategoryWorker, ptrace.SpanKindClient: "", ptrace.SpanKindInternal: "",
 	} {
-		res, span := testSpan(map[string]any{"messaging.destination.name": "ask-jobs", "messaging.operation.type": "process"})
+		res, span := testSpan(map[string]any{conventions.MessagingDestination: "ask-jobs", conventions.MessagingOperationType: "process"})
 		span.SetKind(kind)
 		e, ok := evidenceOf(x, res, span, time.Now().UTC())
 		if ok != (want != "") || e.Category != want {
@@ -68,7 +68,7 @@ func TestRequestPathCategories(t *testing.T) {
 		}
 	}
 	// A consumer span that queries a database is a database span.
-	res, span := testSpan(map[string]any{"db.system.name": "postgresql"})
+	res, span := testSpan(map[string]any{conventions.DBSystemName: "postgresql"})
 	span.SetKind(ptrace.SpanKindConsumer)
 	if e, _ := evidenceOf(x, res, span, time.Now().UTC()); e.Category != "db" || e.SpanAttributes != nil {
 		t.Fatalf("db span: category %q attributes %v", e.Category, e.SpanAttributes)
@@ -91,7 +91,7 @@ func TestRequestSpanRoundTripAndConflict(t *testing.T) {
 		t.Fatalf("read back %v: %+v", err, got)
 	}
 	other := e
-	other.SpanAttributes = map[string]string{"http.request.method": "POST", "http.route": "/ask", "http.response.status_code": "500"}
+	other.SpanAttributes = map[string]string{conventions.HTTPRequestMethod: "POST", conventions.HTTPRoute: "/ask", conventions.HTTPResponseStatusCode: "500"}
 	other.IngestedAt = at.Add(time.Second)
 	if err := testStore.InsertEvidence(ctx, []ledger.EvidenceSpan{other}); err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func TestRequestSpanRoundTripAndConflict(t *testing.T) {
 	if err != nil || len(conflicts) != 1 {
 		t.Fatalf("conflicts %v: %+v", err, conflicts)
 	}
-	if got, _ := testStore.EvidenceByTrace(ctx, e.TraceID); got[0].SpanAttributes["http.response.status_code"] != "200" {
+	if got, _ := testStore.EvidenceByTrace(ctx, e.TraceID); got[0].SpanAttributes[conventions.HTTPResponseStatusCode] != "200" {
 		t.Fatalf("the first write must stay: %+v", got[0].SpanAttributes)
 	}
 }

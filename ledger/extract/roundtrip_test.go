@@ -11,6 +11,8 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/docketlabs/docket/internal/conventions"
+	"github.com/docketlabs/docket/internal/spantest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/ledgertest"
@@ -26,14 +28,14 @@ func TestInsertIsIdempotentAndRoundTrips(t *testing.T) {
 	x := testExtractor(t)
 	var calls []ledger.Call
 	for i := 0; i < 50; i++ {
-		attrs := map[string]any{"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai",
-			"gen_ai.request.model": "gpt-4o", "gen_ai.response.model": "gpt-4o-2024-08-06", "gen_ai.response.id": fmt.Sprintf("resp-%d", i)}
+		attrs := map[string]any{conventions.OperationName: "chat", conventions.ProviderName: "openai",
+			conventions.RequestModel: "gpt-4o", conventions.ResponseModel: "gpt-4o-2024-08-06", conventions.ResponseID: fmt.Sprintf("resp-%d", i)}
 		if i%2 == 0 {
-			attrs["gen_ai.usage.input_tokens"] = int64(100 + i)
-			attrs["gen_ai.usage.output_tokens"] = int64(10)
+			attrs[conventions.UsageInput] = int64(100 + i)
+			attrs[conventions.UsageOutput] = int64(10)
 		}
 		res, span := testSpan(attrs)
-		res.Attributes().PutStr("tenant.id", "idem")
+		res.Attributes().PutStr(conventions.TenantAttribute, "idem")
 		span.SetSpanID(pcommon.SpanID{byte(i), 9, 9, 9, 9, 9, 9, 9})
 		calls = append(calls, x.Call(res, span, time.Now().UTC().Truncate(time.Millisecond)))
 	}
@@ -76,10 +78,10 @@ func TestInsertIsIdempotentAndRoundTrips(t *testing.T) {
 
 func TestEvidenceRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	res, span := testSpan(map[string]any{"gen_ai.operation.name": "retrieval",
-		"gen_ai.retrieval.documents": `[{"id":"doc-7","version":"v2","score":0.5}]`})
-	span.SetTraceID(pcommon.TraceID{0xee, 1})
-	e, ok := evidenceOf(testExtractor(t), res, span, time.Now().UTC())
+	td, spans := spantest.Traces(map[string]any{conventions.ServiceName: "support-bot"})
+	span := spantest.Retrieval(spans, "", `[{"id":"doc-7","version":"v2","score":0.5}]`)
+	spantest.At(span, pcommon.TraceID{0xee, 1}, pcommon.SpanID{1, 1, 1, 1, 1, 1, 1, 1}, time.Date(2026, 3, 1, 12, 0, 1, 0, time.UTC))
+	e, ok := evidenceOf(testExtractor(t), td.ResourceSpans().At(0).Resource(), span, time.Now().UTC())
 	if !ok {
 		t.Fatal("not evidence")
 	}
@@ -101,21 +103,21 @@ func TestEvidenceRoundTrip(t *testing.T) {
 func TestEveryColumnRoundTrips(t *testing.T) {
 	ctx := context.Background()
 	res, span := testSpan(map[string]any{
-		"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4o",
-		"gen_ai.response.model": "gpt-4o-2024-08-06", "gen_ai.response.id": "chatcmpl-\x00rt\xff",
-		"gen_ai.response.finish_reasons": []any{"stop", "length"}, "gen_ai.response.time_to_first_chunk": 0.125,
-		"gen_ai.usage.input_tokens": int64(1000), "gen_ai.usage.output_tokens": int64(200),
-		"gen_ai.usage.cache_read.input_tokens": int64(400), "gen_ai.usage.cache_creation.input_tokens": int64(100),
-		"gen_ai.usage.reasoning.output_tokens": int64(50), "gen_ai.request.temperature": 0.2, "gen_ai.request.top_p": 0.9,
-		"gen_ai.request.top_k": 40.0, "gen_ai.request.max_tokens": int64(512), "gen_ai.request.seed": int64(-7),
-		"gen_ai.request.stop_sequences": []any{"\n\n", "END"}, "gen_ai.request.frequency_penalty": 0.5,
-		"gen_ai.request.choice.count": int64(2), "enduser.pseudo.id": "u-93f", "http.request.resend_count": int64(3),
-		"http.response.status_code": int64(429), "error.type": "rate_limit_exceeded",
+		conventions.OperationName: "chat", conventions.ProviderName: "openai", conventions.RequestModel: "gpt-4o",
+		conventions.ResponseModel: "gpt-4o-2024-08-06", conventions.ResponseID: "chatcmpl-\x00rt\xff",
+		conventions.FinishReasons: []any{"stop", "length"}, conventions.TimeToFirstChunk: 0.125,
+		conventions.UsageInput: int64(1000), conventions.UsageOutput: int64(200),
+		conventions.UsageCacheRead: int64(400), conventions.UsageCacheCreation: int64(100),
+		conventions.UsageReasoning: int64(50), conventions.RequestTemperature: 0.2, conventions.RequestTopP: 0.9,
+		conventions.RequestTopK: 40.0, conventions.RequestMaxTokens: int64(512), conventions.RequestSeed: int64(-7),
+		conventions.RequestStop: []any{"\n\n", "END"}, "gen_ai.request.frequency_penalty": 0.5,
+		"gen_ai.request.choice.count": int64(2), conventions.EndUser: "u-93f", "http.request.resend_count": int64(3),
+		conventions.HTTPResponseStatusCode: int64(429), conventions.ErrorType: "rate_limit_exceeded",
 		AttrInputRef: "docket-content://acme/input/aa", AttrOutputRef: "docket-content://acme/output/bb",
 		AttrSystemInstructionsRef: "docket-content://acme/system_instructions/cc", AttrToolDefinitionsRef: "docket-content://acme/tool_definitions/dd",
 		AttrContentStatus: "stored", AttrContentBytes: int64(4096),
 	})
-	res.Attributes().PutStr("tenant.id", "roundtrip")
+	res.Attributes().PutStr(conventions.TenantAttribute, "roundtrip")
 	span.SetTraceID(pcommon.TraceID{0xab, 0xcd})
 	span.Status().SetCode(2)
 	want := testExtractor(t).Call(res, span, time.Now().UTC().Truncate(time.Millisecond))

@@ -161,7 +161,7 @@ func badValueCases() []badValueCase {
 				sp.SetSpanID(pcommon.SpanID{})
 				// Same response ID: provider_calls would merge them were
 				// they one trace.
-				sp.Attributes().PutStr("gen_ai.response.id", "resp-1")
+				sp.Attributes().PutStr(conventions.ResponseID, "resp-1")
 				sp.Attributes().PutInt(conventions.UsageInput, int64(100+i))
 			}
 		}, check: func(t *testing.T, c ledger.Call) {

@@ -7,28 +7,14 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
-	"go.opentelemetry.io/collector/confmap/confmaptest"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
+
+	"github.com/docketlabs/docket/internal/configtest"
 )
 
 func loadConfig(t *testing.T, name string) *Config {
 	t.Helper()
-	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := cm.Sub(component.MustNewIDWithName(typeStr, name).String())
-	if name == "" {
-		sub, err = cm.Sub(typeStr)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := NewFactory().CreateDefaultConfig().(*Config)
-	if err := sub.Unmarshal(cfg); err != nil {
-		t.Fatal(err)
-	}
-	return cfg
+	return configtest.Load(t, component.NewIDWithName(componentType, name).String(), createDefaultConfig().(*Config), nil)
 }
 
 func TestEmptyConfigIsValidEmbeddedDefault(t *testing.T) {
@@ -63,15 +49,7 @@ func TestServerConfig(t *testing.T) {
 // tenant processor stamps: a configured attribute (one a sender could set)
 // is refused by name.
 func TestTenantAttributeIsNotConfigurable(t *testing.T) {
-	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := cm.Sub("ledger/tenant_attribute")
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = sub.Unmarshal(NewFactory().CreateDefaultConfig())
+	err := configtest.Section(t, component.NewIDWithName(componentType, "tenant_attribute").String()).Unmarshal(createDefaultConfig())
 	if err == nil || !strings.Contains(err.Error(), "tenant_attribute") {
 		t.Fatalf("tenant_attribute accepted or refused without naming it: %v", err)
 	}

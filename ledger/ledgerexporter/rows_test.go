@@ -18,6 +18,7 @@ import (
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/extract"
 	"github.com/docketlabs/docket/ledger/ledgerexporter/internal/metadata"
+	"github.com/docketlabs/docket/ledger/ledgertest"
 	"github.com/docketlabs/docket/ledger/rowbinary"
 )
 
@@ -27,9 +28,9 @@ func testRows(t testing.TB, calls, evidence int, prefix string) *rows {
 	var seg segment
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	for i := range calls {
-		c := ledger.Call{Tenant: "acme", TraceID: fmt.Sprintf("%032x", i+1), SpanID: fmt.Sprintf("%s%015x", prefix, i), StartTime: now,
-			EndTime: now, Operation: "chat", ResponseModel: "m", FinishReasons: []string{}, StopSequences: []string{},
-			RequestParams: map[string]string{"k": fmt.Sprint(i)}, AttributeIssues: []string{}, IngestedAt: now}
+		c := ledgertest.Call("acme", fmt.Sprintf("%032x", i+1), fmt.Sprintf("%s%015x", prefix, i))
+		c.StartTime, c.EndTime, c.IngestedAt = now, now, now
+		c.ResponseModel, c.RequestParams = "m", map[string]string{"k": fmt.Sprint(i)}
 		var err error
 		if seg.calls, err = rowbinary.EncodeCalls(seg.calls, []ledger.Call{c}); err != nil {
 			t.Fatal(err)

@@ -33,3 +33,12 @@ func randomHex(t testing.TB, n int) string {
 	}
 	return hex.EncodeToString(b)
 }
+
+// Evidence is a span of tenant's trace that is not a call, of category (a
+// conventions.Category*), that started and ended now, with the empty lists
+// a stored row has; a test sets the fields it is about.
+func Evidence(tenant, traceID, spanID, category string) ledger.EvidenceSpan {
+	now := time.Now().UTC()
+	return ledger.EvidenceSpan{Tenant: tenant, TraceID: traceID, SpanID: spanID, Category: category, StartTime: now, EndTime: now,
+		Documents: []ledger.Document{}, ContentRefs: []string{}, AttributeIssues: []string{}, IngestedAt: now}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgertest"
 )
 
 // benchCalls writes n calls of one tenant, each with an input reference of
@@ -20,9 +21,10 @@ func benchCalls(b *testing.B, tenant string, n int, start time.Time) []string {
 	calls := make([]ledger.Call, 0, 5000)
 	for i := range n {
 		refs[i] = contentstore.Ref{Tenant: tenant, Kind: "input.messages", Digest: fmt.Sprintf("%064x", i+1)}.String()
-		calls = append(calls, ledger.Call{Tenant: tenant, TraceID: fmt.Sprintf("%032x", i+1), SpanID: "00f067aa0ba902b7",
-			EndUserRef: fmt.Sprintf("user-%d", i%500), StartTime: start, EndTime: start, InputRef: refs[i], SystemInstructionsRef: prompt,
-			FinishReasons: []string{}, StopSequences: []string{}, RequestParams: map[string]string{}, AttributeIssues: []string{}, IngestedAt: start})
+		c := ledgertest.Call(tenant, fmt.Sprintf("%032x", i+1), "00f067aa0ba902b7")
+		c.EndUserRef, c.InputRef, c.SystemInstructionsRef = fmt.Sprintf("user-%d", i%500), refs[i], prompt
+		c.StartTime, c.EndTime, c.IngestedAt = start, start, start
+		calls = append(calls, c)
 		if len(calls) == cap(calls) || i == n-1 {
 			if err := ledgerStore.InsertCalls(ctx, calls); err != nil {
 				b.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgertest"
 )
 
 func TestSharedPromptSurvivesDeletionForOneEndUser(t *testing.T) {
@@ -144,7 +145,7 @@ func TestSpanContentFollowsItsTracesCalls(t *testing.T) {
 func TestDeletionIsIdempotent(t *testing.T) {
 	f := newFixture(t, dirStore(t), Options{})
 	now := time.Now().UTC()
-	trace := randomHex(t, 16)
+	trace := ledgertest.TraceID(t)
 	a := f.call(callSpec{trace: trace, start: now.Add(-time.Minute), input: "first", output: "first answer"})
 	b := f.call(callSpec{trace: trace, start: now.Add(-time.Minute), input: "second", output: "second answer"})
 	// Someone removed one object already: still counts as deleted.
@@ -204,7 +205,7 @@ func TestDeletionIsIdempotent(t *testing.T) {
 // is more query text than ClickHouse accepts at once, so lookups are split.
 func TestDeletionOfManyObjectsOfALongTenantName(t *testing.T) {
 	f := newFixture(t, dirStore(t), Options{})
-	f.tenant = strings.Repeat("ü", 40) + randomHex(t, 2)
+	f.tenant = strings.Repeat("ü", 40) + ledgertest.SpanID(t)[:4]
 	now := time.Now().UTC().Add(-time.Minute)
 	calls := make([]ledger.Call, 800)
 	for i := range calls {
@@ -212,8 +213,9 @@ func TestDeletionOfManyObjectsOfALongTenantName(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		calls[i] = ledger.Call{Tenant: f.tenant, TraceID: randomHex(t, 16), SpanID: randomHex(t, 8), EndUserRef: "u", StartTime: now, EndTime: now,
-			InputRef: res.Ref.String(), FinishReasons: []string{}, StopSequences: []string{}, RequestParams: map[string]string{}, AttributeIssues: []string{}, IngestedAt: now}
+		calls[i] = ledgertest.Call(f.tenant, ledgertest.TraceID(t), ledgertest.SpanID(t))
+		calls[i].EndUserRef, calls[i].InputRef = "u", res.Ref.String()
+		calls[i].StartTime, calls[i].EndTime, calls[i].IngestedAt = now, now, now
 	}
 	if len(calls[0].InputRef) < 340 {
 		t.Fatalf("reference only %d bytes", len(calls[0].InputRef))

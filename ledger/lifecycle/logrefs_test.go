@@ -8,6 +8,7 @@ import (
 	"github.com/docketlabs/docket/internal/s3test"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/ledgertest"
 )
 
 // logRecord stores content as the contentref processor does for a log
@@ -113,7 +114,7 @@ func TestOrphansAreReported(t *testing.T) {
 	c := f.call(callSpec{start: now.Add(-time.Hour), input: "asked"})
 	f.logRecord(c.TraceID, c.SpanID, "choice", "answered", now)
 	f.span(c.TraceID, now, "tool arguments")
-	f.logRecord(randomHex(t, 16), randomHex(t, 8), "user.message", "a record of a trace never seen", now)
+	f.logRecord(ledgertest.TraceID(t), ledgertest.SpanID(t), "user.message", "a record of a trace never seen", now)
 	if _, err := f.store.Put(ctx, f.tenant, "input.messages", []byte("stored, never referenced")); err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,6 @@ package lifecycle
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"log/slog"
 	"slices"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/contentstore/contentstoretest"
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/internal/s3test"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
@@ -35,15 +34,7 @@ var (
 
 const testSecret = "lifecycle-test-secret-0123456789abcdef"
 
-func randomHex(t testing.TB, n int) string {
-	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		t.Fatal(err)
-	}
-	return hex.EncodeToString(b)
-}
-
-func newTenant(t testing.TB) string { return "t-" + randomHex(t, 6) }
+func newTenant(t testing.TB) string { return "t-" + ledgertest.SpanID(t) }
 
 func dirStore(t testing.TB) contentstore.Store {
 	t.Helper()
@@ -91,9 +82,9 @@ func (f *fixture) span(trace string, start time.Time, content string) string {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	e := ledger.EvidenceSpan{Tenant: f.tenant, TraceID: trace, SpanID: randomHex(f.t, 8), SpanName: "execute_tool lookup",
-		Category: "genai", StartTime: start, EndTime: start.Add(time.Second), Documents: []ledger.Document{},
-		ContentRefs: []string{res.Ref.String()}, AttributeIssues: []string{}, IngestedAt: time.Now()}
+	e := ledgertest.Evidence(f.tenant, trace, ledgertest.SpanID(f.t), conventions.CategoryGenAI)
+	e.SpanName, e.StartTime, e.EndTime = "execute_tool lookup", start, start.Add(time.Second)
+	e.ContentRefs = []string{res.Ref.String()}
 	if err := ledgerStore.InsertEvidence(ctx, []ledger.EvidenceSpan{e}); err != nil {
 		f.t.Fatal(err)
 	}
@@ -124,11 +115,11 @@ type callSpec struct {
 func (f *fixture) call(s callSpec) ledger.Call {
 	f.t.Helper()
 	if s.trace == "" {
-		s.trace = randomHex(f.t, 16)
+		s.trace = ledgertest.TraceID(f.t)
 	}
-	c := ledger.Call{Tenant: f.tenant, TraceID: s.trace, SpanID: randomHex(f.t, 8), ParentSpanID: s.parent, EndUserRef: s.endUser,
-		StartTime: s.start, EndTime: s.start.Add(time.Second), ContentStatus: "stored", FinishReasons: []string{},
-		StopSequences: []string{}, RequestParams: map[string]string{}, AttributeIssues: []string{}, IngestedAt: time.Now()}
+	c := ledgertest.Call(f.tenant, s.trace, ledgertest.SpanID(f.t))
+	c.ParentSpanID, c.EndUserRef, c.ContentStatus = s.parent, s.endUser, "stored"
+	c.StartTime, c.EndTime = s.start, s.start.Add(time.Second)
 	for _, part := range []struct {
 		kind, content string
 		dst           *string
@@ -150,9 +141,8 @@ func (f *fixture) call(s callSpec) ledger.Call {
 
 func (f *fixture) evidence(trace string, start time.Time) {
 	f.t.Helper()
-	e := ledger.EvidenceSpan{Tenant: f.tenant, TraceID: trace, SpanID: randomHex(f.t, 8), Kind: "client", Category: "db",
-		StartTime: start, EndTime: start, Status: ledger.StatusOK, DBQueryStatus: ledger.QueryAbsent, Documents: []ledger.Document{},
-		AttributeIssues: []string{}, IngestedAt: time.Now()}
+	e := ledgertest.Evidence(f.tenant, trace, ledgertest.SpanID(f.t), conventions.CategoryDB)
+	e.Kind, e.StartTime, e.EndTime, e.Status, e.DBQueryStatus = "client", start, start, ledger.StatusOK, ledger.QueryAbsent
 	if err := ledgerStore.InsertEvidence(ctx, []ledger.EvidenceSpan{e}); err != nil {
 		f.t.Fatal(err)
 	}

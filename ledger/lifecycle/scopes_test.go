@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgertest"
 	"github.com/docketlabs/docket/ledger/storage"
 )
 
@@ -26,7 +27,7 @@ func TestCallStatesMatchTheView(t *testing.T) {
 		{endUser: "u3", start: at(-30*time.Minute + time.Nanosecond), input: "e"},
 		{endUser: "", start: at(-10 * time.Minute), input: "f"},
 	} {
-		s.trace = randomHex(t, 16)
+		s.trace = ledgertest.TraceID(t)
 		if i == 4 {
 			s.trace = calls[3].TraceID // two calls in one trace
 		}

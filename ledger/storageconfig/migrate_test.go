@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/ledgertest"
@@ -56,15 +57,16 @@ func checkMigration(t *testing.T, eng storage.Engine, m7 queries.Migration, cras
 	}
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	call := func(span, model string, ingested time.Time) ledger.Call {
-		return ledger.Call{Tenant: "acme", TraceID: "0123456789abcdef0123456789abcdef", SpanID: span, ServiceName: "chat-api",
-			StartTime: at, EndTime: at.Add(time.Second), ResponseModel: model, EndUserRef: "u-1", FinishReasons: []string{},
-			StopSequences: []string{}, RequestParams: map[string]string{"b": "2", "a": "1"}, AttributeIssues: []string{}, IngestedAt: ingested}
+		c := ledgertest.Call("acme", "0123456789abcdef0123456789abcdef", span)
+		c.ServiceName, c.ResponseModel, c.EndUserRef, c.RequestParams = "chat-api", model, "u-1", map[string]string{"b": "2", "a": "1"}
+		c.StartTime, c.EndTime, c.IngestedAt = at, at.Add(time.Second), ingested
+		return c
 	}
 	orig := []ledger.Call{call("00000000000000a1", "gpt-4o", at), call("00000000000000a2", "gpt-4o", at)}
 	forged := call("00000000000000a1", "forged", at.Add(time.Minute))
 	forged.ServiceName = "intruder"
-	span := ledger.EvidenceSpan{Tenant: "acme", TraceID: orig[0].TraceID, SpanID: "00000000000000b1", Category: "db",
-		StartTime: at, EndTime: at, Documents: []ledger.Document{}, ContentRefs: []string{"r"}, AttributeIssues: []string{}, IngestedAt: at}
+	span := ledgertest.Evidence("acme", orig[0].TraceID, "00000000000000b1", conventions.CategoryDB)
+	span.StartTime, span.EndTime, span.IngestedAt, span.ContentRefs = at, at, at, []string{"r"}
 	// Written as a 0006 ledger was: the rows alone, since the calls kept
 	// per trace (0012) do not exist yet.
 	for _, batch := range [][]ledger.Call{orig, {forged}} {

@@ -2,15 +2,14 @@ package contentrefprocessor
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/internal/conventions"
 )
 
 // BenchmarkProcessTraces: batches of 100 chat spans with an input and an
@@ -18,9 +17,8 @@ import (
 func BenchmarkProcessTraces(b *testing.B) {
 	for _, fsync := range []bool{false, true} {
 		b.Run(fmt.Sprintf("fsync=%v", fsync), func(b *testing.B) {
-			c := contentstore.NewDefaultConfig()
-			c.Directory = configoptional.Some(contentstore.DirConfig{Path: filepath.Join(b.TempDir(), "content"), Fsync: fsync})
-			c.Secret = testSecret
+			c := dirStoreConfig(b, contentstore.Limits{})
+			c.Directory.Get().Fsync = fsync
 			h, _ := storeExt(b, c)
 			hs := newHarness(b, defaultConfig(), h)
 			filler := strings.Repeat("lorem ipsum ", 80)
@@ -31,9 +29,9 @@ func BenchmarkProcessTraces(b *testing.B) {
 				spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
 				for range 100 {
 					a := spans.AppendEmpty().Attributes()
-					a.PutStr("gen_ai.operation.name", "chat")
-					a.PutStr("gen_ai.input.messages", fmt.Sprintf(`[{"role":"user","parts":[{"type":"text","content":"%d %s"}]}]`, n, filler))
-					a.PutStr("gen_ai.output.messages", fmt.Sprintf(`[{"role":"assistant","parts":[{"type":"text","content":"%d %s"}]}]`, n, filler))
+					a.PutStr(conventions.OperationName, "chat")
+					a.PutStr(conventions.InputMessages, fmt.Sprintf(`[{"role":"user","parts":[{"type":"text","content":"%d %s"}]}]`, n, filler))
+					a.PutStr(conventions.OutputMessages, fmt.Sprintf(`[{"role":"assistant","parts":[{"type":"text","content":"%d %s"}]}]`, n, filler))
 					n++
 				}
 				if err := hs.traces.ConsumeTraces(ctx, td); err != nil {
@@ -53,23 +51,23 @@ func BenchmarkSpanKinds(b *testing.B) {
 	filler := strings.Repeat("lorem ipsum ", 80)
 	kinds := map[string]func(a pcommon.Map, n int){
 		"genai": func(a pcommon.Map, n int) {
-			a.PutStr("gen_ai.operation.name", "chat")
-			a.PutStr("gen_ai.provider.name", "openai")
-			a.PutStr("gen_ai.request.model", "gpt-4o")
-			a.PutDouble("gen_ai.request.temperature", 0.2)
-			a.PutInt("gen_ai.usage.input_tokens", 120)
-			a.PutInt("gen_ai.usage.output_tokens", 80)
-			a.PutStr("gen_ai.response.id", fmt.Sprintf("chatcmpl-%d", n))
+			a.PutStr(conventions.OperationName, "chat")
+			a.PutStr(conventions.ProviderName, "openai")
+			a.PutStr(conventions.RequestModel, "gpt-4o")
+			a.PutDouble(conventions.RequestTemperature, 0.2)
+			a.PutInt(conventions.UsageInput, 120)
+			a.PutInt(conventions.UsageOutput, 80)
+			a.PutStr(conventions.ResponseID, fmt.Sprintf("chatcmpl-%d", n))
 			a.PutStr("server.address", "api.openai.com")
-			a.PutStr("gen_ai.input.messages", fmt.Sprintf(`[{"role":"user","parts":[{"type":"text","content":"%d %s"}]}]`, n, filler))
-			a.PutStr("gen_ai.output.messages", fmt.Sprintf(`[{"role":"assistant","parts":[{"type":"text","content":"%d %s"}]}]`, n, filler))
+			a.PutStr(conventions.InputMessages, fmt.Sprintf(`[{"role":"user","parts":[{"type":"text","content":"%d %s"}]}]`, n, filler))
+			a.PutStr(conventions.OutputMessages, fmt.Sprintf(`[{"role":"assistant","parts":[{"type":"text","content":"%d %s"}]}]`, n, filler))
 			a.PutStr("app.session_note", fmt.Sprintf("note %d", n))
 			a.PutInt("app.turn", int64(n))
 		},
 		"plain": func(a pcommon.Map, n int) {
-			a.PutStr("http.request.method", "GET")
-			a.PutStr("http.route", "/orders/{id}")
-			a.PutInt("http.response.status_code", 200)
+			a.PutStr(conventions.HTTPRequestMethod, "GET")
+			a.PutStr(conventions.HTTPRoute, "/orders/{id}")
+			a.PutInt(conventions.HTTPResponseStatusCode, 200)
 			a.PutStr("url.path", fmt.Sprintf("/orders/%d", n))
 			a.PutStr("server.address", "shop.internal")
 			a.PutInt("server.port", 8080)
@@ -79,10 +77,7 @@ func BenchmarkSpanKinds(b *testing.B) {
 	}
 	for _, kind := range []string{"genai", "plain"} {
 		b.Run("kind="+kind, func(b *testing.B) {
-			c := contentstore.NewDefaultConfig()
-			c.Directory = configoptional.Some(contentstore.DirConfig{Path: filepath.Join(b.TempDir(), "content")})
-			c.Secret = testSecret
-			h, _ := storeExt(b, c)
+			h, _ := storeExt(b, dirStoreConfig(b, contentstore.Limits{}))
 			hs := newHarness(b, defaultConfig(), h)
 			n := 0
 			b.ReportAllocs()

@@ -1,32 +1,19 @@
 package contentrefprocessor
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
-	"go.opentelemetry.io/collector/confmap/confmaptest"
 
+	"github.com/docketlabs/docket/internal/configtest"
 	"github.com/docketlabs/docket/processors/contentrefprocessor/internal/metadata"
 )
 
 func loadConfig(t *testing.T, name string) *Config {
 	t.Helper()
-	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := cm.Sub(component.NewIDWithName(metadata.Type, name).String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := defaultConfig()
-	if err := sub.Unmarshal(cfg); err != nil {
-		t.Fatal(err)
-	}
-	return cfg
+	return configtest.Load(t, component.NewIDWithName(metadata.Type, name).String(), defaultConfig(), nil)
 }
 
 func TestEmptyConfig(t *testing.T) {
@@ -67,14 +54,7 @@ func TestPolicyConfig(t *testing.T) {
 // The tenant is read from the contract's attribute only, the one the
 // tenant processor stamps: a configured attribute is refused by name.
 func TestTenantAttributeIsNotConfigurable(t *testing.T) {
-	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := cm.Sub(component.NewIDWithName(metadata.Type, "tenant_attribute").String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	sub := configtest.Section(t, component.NewIDWithName(metadata.Type, "tenant_attribute").String())
 	if err := sub.Unmarshal(defaultConfig()); err == nil || !strings.Contains(err.Error(), "tenant_attribute") {
 		t.Fatalf("tenant_attribute accepted or refused without naming it: %v", err)
 	}

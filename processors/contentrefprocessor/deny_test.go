@@ -9,12 +9,10 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/component"
-	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor/processortest"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -34,24 +32,9 @@ type observed struct {
 func newObserved(t *testing.T, cfg *Config, h component.Host) observed {
 	t.Helper()
 	core, logs := observer.New(zapcore.DebugLevel)
-	hs := &harness{tsink: new(consumertest.TracesSink), lsink: new(consumertest.LogsSink), reader: sdkmetric.NewManualReader()}
 	set := processortest.NewNopSettings(metadata.Type)
 	set.Logger = zap.New(core)
-	set.MeterProvider = sdkmetric.NewMeterProvider(sdkmetric.WithReader(hs.reader))
-	var err error
-	if hs.traces, err = NewFactory().CreateTraces(ctx, set, cfg, hs.tsink); err != nil {
-		t.Fatal(err)
-	}
-	if hs.logs, err = NewFactory().CreateLogs(ctx, set, cfg, hs.lsink); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []component.Component{hs.traces, hs.logs} {
-		if err := c.Start(ctx, h); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Shutdown(ctx) })
-	}
-	return observed{hs, logs}
+	return observed{startHarness(t, cfg, h, set), logs}
 }
 
 // leaks returns the canaries found in the processor's log and metric
@@ -160,7 +143,7 @@ func TestRandomUnknownKeysNeverLeave(t *testing.T) {
 
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("tenant.id", "acme")
+	rs.Resource().Attributes().PutStr(conventions.TenantAttribute, "acme")
 	for _, scope := range []string{"", "ai", "com.anthropic.sdk.typescript", "@traceloop/instrumentation-openai", "openinference.instrumentation.openai"} {
 		ss := rs.ScopeSpans().AppendEmpty()
 		ss.Scope().SetName(scope)
@@ -189,7 +172,7 @@ func TestRandomUnknownKeysNeverLeave(t *testing.T) {
 
 	ld := plog.NewLogs()
 	rl := ld.ResourceLogs().AppendEmpty()
-	rl.Resource().Attributes().PutStr("tenant.id", "acme")
+	rl.Resource().Attributes().PutStr(conventions.TenantAttribute, "acme")
 	sl := rl.ScopeLogs().AppendEmpty()
 	sl.Scope().SetName("@opentelemetry/instrumentation-openai")
 	for _, ev := range []string{"gen_ai.user.message", "gen_ai.something.new"} {
@@ -247,11 +230,11 @@ func everyContentKey(p *planter) (ptrace.Traces, plog.Logs, []plantedCall) {
 	now := time.Now()
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("tenant.id", "acme")
+	rs.Resource().Attributes().PutStr(conventions.TenantAttribute, "acme")
 	ss := rs.ScopeSpans().AppendEmpty()
 	ld := plog.NewLogs()
 	rl := ld.ResourceLogs().AppendEmpty()
-	rl.Resource().Attributes().PutStr("tenant.id", "acme")
+	rl.Resource().Attributes().PutStr(conventions.TenantAttribute, "acme")
 	sl := rl.ScopeLogs().AppendEmpty()
 	var calls []plantedCall
 	n := 0
@@ -383,9 +366,9 @@ func TestNonGenAISpanUnchanged(t *testing.T) {
 	hs := newHarness(t, defaultConfig(), h)
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("tenant.id", "acme")
+	rs.Resource().Attributes().PutStr(conventions.TenantAttribute, "acme")
 	s := newSpan(rs, "GET /orders")
-	s.Attributes().PutStr("http.request.method", "GET")
+	s.Attributes().PutStr(conventions.HTTPRequestMethod, "GET")
 	s.Attributes().PutStr("order.note", "free text")
 	s.Attributes().PutEmptySlice("order.items").AppendEmpty().SetStr("book")
 	ev := s.Events().AppendEmpty()
@@ -404,7 +387,7 @@ func TestNonGenAISpanUnchanged(t *testing.T) {
 	out = newHarness(t, all, h).consumeTraces(t, want)
 	s = spansByName(out)["GET /orders"]
 	a := s.Attributes()
-	if v, _ := a.Get("http.request.method"); v.Str() != "GET" || a.Len() != 5 {
+	if v, _ := a.Get(conventions.HTTPRequestMethod); v.Str() != "GET" || a.Len() != 5 {
 		t.Fatalf("all: %v", a.AsRaw())
 	}
 	if got := fetch(t, st, refs(a)); got != `{"order.items":["book"],"order.note":"free text"}` {
@@ -420,7 +403,7 @@ func TestUnknownKeysConfig(t *testing.T) {
 	span := func() ptrace.Traces {
 		td := ptrace.NewTraces()
 		rs := td.ResourceSpans().AppendEmpty()
-		rs.Resource().Attributes().PutStr("tenant.id", "acme")
+		rs.Resource().Attributes().PutStr(conventions.TenantAttribute, "acme")
 		s := genAISpan(rs.ScopeSpans().AppendEmpty(), "chat")
 		s.Attributes().PutStr("app.feature", "search")
 		s.Attributes().PutStr("app.note", canary(1))
@@ -503,7 +486,7 @@ func TestInvocationParametersSplit(t *testing.T) {
 	hs := newHarness(t, defaultConfig(), h)
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("tenant.id", "acme")
+	rs.Resource().Attributes().PutStr(conventions.TenantAttribute, "acme")
 	s := newSpan(rs, "ChatCompletion")
 	s.Attributes().PutStr(conventions.OpenInferenceKind, "LLM")
 	s.Attributes().PutStr(conventions.InvocationParameters, fmt.Sprintf(
@@ -539,7 +522,7 @@ func TestRetrievedDocumentsSplit(t *testing.T) {
 	hs := newHarness(t, defaultConfig(), h)
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("tenant.id", "acme")
+	rs.Resource().Attributes().PutStr(conventions.TenantAttribute, "acme")
 	ids := `[{"id":"kb-1","score":0.9,"version":"3"}]`
 	plain := newSpan(rs, "retrieval plain")
 	plain.Attributes().PutStr(conventions.OperationName, "retrieval")

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/internal/conventions"
 )
 
 // place puts content into a trace in one of the forms the processor must
@@ -21,15 +22,15 @@ func place(form byte, content string) ptrace.Traces {
 	a := s.Attributes()
 	switch form % 7 {
 	case 0:
-		a.PutStr("gen_ai.input.messages", content)
+		a.PutStr(conventions.InputMessages, content)
 	case 1:
-		a.PutEmptySlice("gen_ai.output.messages").AppendEmpty().SetEmptyMap().PutEmptyMap("parts").PutStr("content", content)
+		a.PutEmptySlice(conventions.OutputMessages).AppendEmpty().SetEmptyMap().PutEmptyMap("parts").PutStr("content", content)
 	case 2:
 		a.PutStr("gen_ai.prompt.3.content", content)
 	case 3:
 		ev := s.Events().AppendEmpty()
 		ev.SetName("gen_ai.content.completion")
-		ev.Attributes().PutStr("gen_ai.completion", content)
+		ev.Attributes().PutStr(conventions.Completion, content)
 	case 4:
 		ev := s.Events().AppendEmpty()
 		ev.SetName("gen_ai.choice")
@@ -37,7 +38,7 @@ func place(form byte, content string) ptrace.Traces {
 	case 5:
 		a.PutEmptyMap("gen_ai.tool.call.result").PutStr(content, content)
 	case 6:
-		a.PutStr("gen_ai.system_instructions", content)
+		a.PutStr(conventions.SystemInstructions, content)
 		a.PutStr("gen_ai.system_instructions.extra", content)
 	}
 	return td

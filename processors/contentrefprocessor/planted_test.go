@@ -17,7 +17,7 @@ import (
 // pointing at victim, and returns how many it put.
 func plant(put func(k, v string), victim string) int64 {
 	planted := map[string]string{
-		"gen_ai.input.messages_ref":           victim,
+		conventions.InputRef:                  victim,
 		"llm.tools_ref":                       victim,
 		"retrieval.documents_ref":             "not even a reference",
 		"my.own_ref":                          victim, // any *_ref holding a reference is read as one
@@ -54,12 +54,12 @@ func TestSendersCannotPlantReferences(t *testing.T) {
 
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("tenant.id", "acme")
+	rs.Resource().Attributes().PutStr(conventions.TenantAttribute, "acme")
 	rs.Resource().Attributes().PutStr("docket.tenant", "acme") // resources are the tenant processor's
 	withContent := newSpan(rs, "with content")
 	var want int64
 	want += plant(withContent.Attributes().PutStr, victim)
-	withContent.Attributes().PutStr("gen_ai.input.messages", canary(1))
+	withContent.Attributes().PutStr(conventions.InputMessages, canary(1))
 	ev := withContent.Events().AppendEmpty()
 	ev.SetName("gen_ai.user.message")
 	want += plant(ev.Attributes().PutStr, victim)

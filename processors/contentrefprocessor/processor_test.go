@@ -24,6 +24,7 @@ import (
 
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/contentstore/contentstoreextension"
+	"github.com/docketlabs/docket/contentstore/contentstoretest"
 	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/internal/s3test"
 	"github.com/docketlabs/docket/processors/contentrefprocessor/internal/metadata"
@@ -56,8 +57,7 @@ func storeExt(t testing.TB, cfg contentstore.Config) (host, contentstore.Store) 
 }
 
 func dirStoreConfig(t testing.TB, limits contentstore.Limits) contentstore.Config {
-	c := contentstore.NewDefaultConfig()
-	c.Directory = configoptional.Some(contentstore.DirConfig{Path: filepath.Join(t.TempDir(), "content")})
+	c := contentstoretest.DirConfig(filepath.Join(t.TempDir(), "content"))
 	c.Secret = testSecret
 	if limits.MaxObjectBytes > 0 {
 		c.MaxObjectBytes, c.MaxTotalBytes = limits.MaxObjectBytes, limits.MaxTotalBytes
@@ -77,8 +77,14 @@ type harness struct {
 
 func newHarness(t testing.TB, cfg *Config, h component.Host) *harness {
 	t.Helper()
+	return startHarness(t, cfg, h, processortest.NewNopSettings(metadata.Type))
+}
+
+// startHarness starts the processor's traces and logs halves on h under
+// set, keeping their metrics, and shuts them down when the test ends.
+func startHarness(t testing.TB, cfg *Config, h component.Host, set processor.Settings) *harness {
+	t.Helper()
 	hs := &harness{tsink: new(consumertest.TracesSink), lsink: new(consumertest.LogsSink), reader: sdkmetric.NewManualReader()}
-	set := processortest.NewNopSettings(metadata.Type)
 	set.MeterProvider = sdkmetric.NewMeterProvider(sdkmetric.WithReader(hs.reader))
 	var err error
 	if hs.traces, err = NewFactory().CreateTraces(ctx, set, cfg, hs.tsink); err != nil {
@@ -132,9 +138,9 @@ func newSpan(rs ptrace.ResourceSpans, name string) ptrace.Span {
 func everyForm(tenant string) (ptrace.Traces, map[string][]string) {
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("service.name", "chatbot")
+	rs.Resource().Attributes().PutStr(conventions.ServiceName, "chatbot")
 	if tenant != "" {
-		rs.Resource().Attributes().PutStr("tenant.id", tenant)
+		rs.Resource().Attributes().PutStr(conventions.TenantAttribute, tenant)
 	}
 	want := map[string][]string{}
 	n := 0
@@ -146,26 +152,26 @@ func everyForm(tenant string) (ptrace.Traces, map[string][]string) {
 
 	s := newSpan(rs, "chat semconv")
 	a := s.Attributes()
-	a.PutStr("gen_ai.operation.name", "chat")
-	a.PutStr("gen_ai.request.model", "gpt-4o")
-	a.PutInt("gen_ai.usage.input_tokens", 12)
-	a.PutStr("gen_ai.input.messages", `[{"role":"user","parts":[{"type":"text","content":"`+next("chat semconv")+`"}]}]`)
-	out := a.PutEmptySlice("gen_ai.output.messages").AppendEmpty().SetEmptyMap()
+	a.PutStr(conventions.OperationName, "chat")
+	a.PutStr(conventions.RequestModel, "gpt-4o")
+	a.PutInt(conventions.UsageInput, 12)
+	a.PutStr(conventions.InputMessages, `[{"role":"user","parts":[{"type":"text","content":"`+next("chat semconv")+`"}]}]`)
+	out := a.PutEmptySlice(conventions.OutputMessages).AppendEmpty().SetEmptyMap()
 	out.PutStr("role", "assistant")
 	part := out.PutEmptySlice("parts").AppendEmpty().SetEmptyMap()
 	part.PutStr("type", "text")
 	part.PutStr("content", next("chat semconv"))
-	a.PutStr("gen_ai.system_instructions", `[{"type":"text","content":"`+next("chat semconv")+`"}]`)
-	a.PutStr("gen_ai.tool.definitions", `[{"type":"function","name":"lookup","description":"`+next("chat semconv")+`"}]`)
+	a.PutStr(conventions.SystemInstructions, `[{"type":"text","content":"`+next("chat semconv")+`"}]`)
+	a.PutStr(conventions.ToolDefinitions, `[{"type":"function","name":"lookup","description":"`+next("chat semconv")+`"}]`)
 
 	s = newSpan(rs, "legacy")
-	s.Attributes().PutStr("gen_ai.system", "openai")
-	s.Attributes().PutStr("gen_ai.prompt", next("legacy"))
-	s.Attributes().PutStr("gen_ai.completion", next("legacy"))
+	s.Attributes().PutStr(conventions.System, "openai")
+	s.Attributes().PutStr(conventions.Prompt, next("legacy"))
+	s.Attributes().PutStr(conventions.Completion, next("legacy"))
 
 	s = newSpan(rs, "openllmetry")
 	a = s.Attributes()
-	a.PutStr("gen_ai.system", "openai")
+	a.PutStr(conventions.System, "openai")
 	a.PutStr("gen_ai.prompt.0.role", "system")
 	a.PutStr("gen_ai.prompt.0.content", next("openllmetry"))
 	a.PutStr("gen_ai.prompt.1.role", "user")
@@ -195,7 +201,7 @@ func everyForm(tenant string) (ptrace.Traces, map[string][]string) {
 	// OpenLLMetry's vector-database instrumentations put the query vector
 	// and each result's document on span events.
 	s = newSpan(rs, "vector db")
-	s.Attributes().PutStr("db.system", "chroma")
+	s.Attributes().PutStr(conventions.DBSystem, "chroma")
 	s.Attributes().PutStr("db.operation", "query")
 	ev := s.Events().AppendEmpty()
 	ev.SetName("db.query.embeddings")
@@ -209,35 +215,35 @@ func everyForm(tenant string) (ptrace.Traces, map[string][]string) {
 	s = newSpan(rs, "events")
 	ev = s.Events().AppendEmpty()
 	ev.SetName("gen_ai.content.prompt")
-	ev.Attributes().PutStr("gen_ai.prompt", `[{"role":"user","content":"`+next("events")+`"}]`)
+	ev.Attributes().PutStr(conventions.Prompt, `[{"role":"user","content":"`+next("events")+`"}]`)
 	ev = s.Events().AppendEmpty()
 	ev.SetName("gen_ai.content.completion")
-	ev.Attributes().PutStr("gen_ai.completion", next("events"))
+	ev.Attributes().PutStr(conventions.Completion, next("events"))
 	ev = s.Events().AppendEmpty()
 	ev.SetName("gen_ai.client.inference.operation.details")
-	ev.Attributes().PutStr("gen_ai.input.messages", `[{"role":"user","parts":[{"type":"text","content":"`+next("events")+`"}]}]`)
-	ev.Attributes().PutStr("gen_ai.output.messages", `[{"role":"assistant","parts":[{"type":"text","content":"`+next("events")+`"}]}]`)
-	ev.Attributes().PutStr("gen_ai.response.id", "resp-1")
+	ev.Attributes().PutStr(conventions.InputMessages, `[{"role":"user","parts":[{"type":"text","content":"`+next("events")+`"}]}]`)
+	ev.Attributes().PutStr(conventions.OutputMessages, `[{"role":"assistant","parts":[{"type":"text","content":"`+next("events")+`"}]}]`)
+	ev.Attributes().PutStr(conventions.ResponseID, "resp-1")
 	ev = s.Events().AppendEmpty()
 	ev.SetName("gen_ai.user.message")
-	ev.Attributes().PutStr("gen_ai.system", "openai")
+	ev.Attributes().PutStr(conventions.System, "openai")
 	ev.Attributes().PutStr("content", next("events"))
 	ev = s.Events().AppendEmpty()
 	ev.SetName("exception")
 	ev.Attributes().PutStr("exception.message", "boom")
 
 	s = newSpan(rs, "tool")
-	s.Attributes().PutStr("gen_ai.operation.name", "execute_tool")
+	s.Attributes().PutStr(conventions.OperationName, "execute_tool")
 	s.Attributes().PutStr("gen_ai.tool.call.arguments", `{"phone":"`+next("tool")+`"}`)
 	s.Attributes().PutStr("gen_ai.tool.call.result", next("tool"))
 
 	s = newSpan(rs, "openinference")
 	a = s.Attributes()
-	a.PutStr("openinference.span.kind", "LLM")
+	a.PutStr(conventions.OpenInferenceKind, "LLM")
 	a.PutStr("llm.model_name", "gpt-4o-mini")
-	a.PutStr("input.value", `{"question":"`+next("openinference")+`"}`)
+	a.PutStr(conventions.InputValue, `{"question":"`+next("openinference")+`"}`)
 	a.PutStr("input.mime_type", "application/json")
-	a.PutStr("output.value", next("openinference"))
+	a.PutStr(conventions.OutputValue, next("openinference"))
 	a.PutStr("llm.input_messages.0.message.role", "user")
 	a.PutStr("llm.input_messages.0.message.content", next("openinference"))
 	a.PutStr("llm.output_messages.0.message.content", next("openinference"))
@@ -246,7 +252,7 @@ func everyForm(tenant string) (ptrace.Traces, map[string][]string) {
 	a.PutInt("llm.token_count.prompt", 12)
 	// The invocation parameters hold the Responses API's instructions;
 	// the model and sampling parameters in them are metadata.
-	a.PutStr("llm.invocation_parameters", `{"model":"gpt-4o-mini","temperature":0.3,"instructions":"`+next("openinference")+`"}`)
+	a.PutStr(conventions.InvocationParameters, `{"model":"gpt-4o-mini","temperature":0.3,"instructions":"`+next("openinference")+`"}`)
 
 	// The Vercel AI SDK's own keys; its response ID and timings stay.
 	s = newSpan(rs, "vercel ai")
@@ -260,15 +266,15 @@ func everyForm(tenant string) (ptrace.Traces, map[string][]string) {
 
 	s = newSpan(rs, "openinference embedding")
 	a = s.Attributes()
-	a.PutStr("openinference.span.kind", "EMBEDDING")
+	a.PutStr(conventions.OpenInferenceKind, "EMBEDDING")
 	a.PutStr("embedding.embeddings.0.embedding.text", next("openinference embedding"))
 
 	// A retriever's and a reranker's document texts are content; the
 	// documents' IDs, scores and versions are evidence and stay.
 	s = newSpan(rs, "openinference retriever")
 	a = s.Attributes()
-	a.PutStr("openinference.span.kind", "RETRIEVER")
-	a.PutStr("input.value", next("openinference retriever"))
+	a.PutStr(conventions.OpenInferenceKind, "RETRIEVER")
+	a.PutStr(conventions.InputValue, next("openinference retriever"))
 	for i := range 2 {
 		d := fmt.Sprintf("retrieval.documents.%d.document.", i)
 		a.PutStr(d+"id", fmt.Sprintf("doc-%d", i))
@@ -278,7 +284,7 @@ func everyForm(tenant string) (ptrace.Traces, map[string][]string) {
 	}
 	s = newSpan(rs, "openinference reranker")
 	a = s.Attributes()
-	a.PutStr("openinference.span.kind", "RERANKER")
+	a.PutStr(conventions.OpenInferenceKind, "RERANKER")
 	a.PutStr("reranker.query", next("openinference reranker"))
 	a.PutStr("reranker.input_documents.0.document.id", "doc-0")
 	a.PutStr("reranker.input_documents.0.document.content", next("openinference reranker"))
@@ -286,7 +292,7 @@ func everyForm(tenant string) (ptrace.Traces, map[string][]string) {
 	a.PutStr("reranker.output_documents.0.document.content", next("openinference reranker"))
 
 	s = newSpan(rs, "plain")
-	s.Attributes().PutStr("http.route", "/health")
+	s.Attributes().PutStr(conventions.HTTPRoute, "/health")
 	return td, want
 }
 
@@ -387,12 +393,12 @@ func TestEveryContentFormMovesToTheStore(t *testing.T) {
 	}
 
 	chat := spans["chat semconv"].Attributes()
-	for _, k := range []string{"gen_ai.input.messages_ref", "gen_ai.output.messages_ref", "gen_ai.system_instructions_ref", "gen_ai.tool.definitions_ref"} {
+	for _, k := range []string{conventions.InputRef, conventions.OutputRef, conventions.SystemInstructionsRef, conventions.ToolDefinitionsRef} {
 		if _, ok := chat.Get(k); !ok {
 			t.Errorf("chat span lacks %s", k)
 		}
 	}
-	if v, _ := chat.Get("gen_ai.request.model"); v.Str() != "gpt-4o" {
+	if v, _ := chat.Get(conventions.RequestModel); v.Str() != "gpt-4o" {
 		t.Error("metadata removed from the span")
 	}
 	oll := spans["openllmetry"].Attributes()
@@ -424,16 +430,16 @@ func TestEveryContentFormMovesToTheStore(t *testing.T) {
 			t.Errorf("vercel ai span lacks %s: %v", k, vercel.AsRaw())
 		}
 	}
-	if v, _ := oi.Get("gen_ai.request.model"); v.Str() != "gpt-4o-mini" {
+	if v, _ := oi.Get(conventions.RequestModel); v.Str() != "gpt-4o-mini" {
 		t.Errorf("the requested model was not lifted out of llm.invocation_parameters: %v", oi.AsRaw())
 	}
-	if v, _ := oi.Get("gen_ai.request.temperature"); v.Double() != 0.3 {
+	if v, _ := oi.Get(conventions.RequestTemperature); v.Double() != 0.3 {
 		t.Errorf("the temperature was not lifted out of llm.invocation_parameters: %v", oi.AsRaw())
 	}
 	if _, ok := oi.Get("llm.invocation_parameters_ref"); !ok {
 		t.Errorf("llm.invocation_parameters not moved: %v", oi.AsRaw())
 	}
-	for _, k := range []string{"input.mime_type", "llm.model_name", "llm.token_count.prompt", "openinference.span.kind"} {
+	for _, k := range []string{"input.mime_type", "llm.model_name", "llm.token_count.prompt", conventions.OpenInferenceKind} {
 		if _, ok := oi.Get(k); !ok {
 			t.Errorf("openinference span lost its metadata %s", k)
 		}
@@ -453,7 +459,7 @@ func TestEveryContentFormMovesToTheStore(t *testing.T) {
 		}
 	}
 	evs := spans["events"].Events()
-	if v, _ := evs.At(2).Attributes().Get("gen_ai.response.id"); v.Str() != "resp-1" {
+	if v, _ := evs.At(2).Attributes().Get(conventions.ResponseID); v.Str() != "resp-1" {
 		t.Error("event metadata removed")
 	}
 	if _, ok := evs.At(3).Attributes().Get(AttrAttributesRef); !ok {
@@ -471,7 +477,7 @@ func TestEveryContentFormMovesToTheStore(t *testing.T) {
 func logWith(event string, body func(pcommon.Value), attrs map[string]string) plog.Logs {
 	ld := plog.NewLogs()
 	rl := ld.ResourceLogs().AppendEmpty()
-	rl.Resource().Attributes().PutStr("tenant.id", "acme")
+	rl.Resource().Attributes().PutStr(conventions.TenantAttribute, "acme")
 	lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
 	lr.SetEventName(event)
 	if body != nil {
@@ -496,7 +502,7 @@ func TestGenAILogRecords(t *testing.T) {
 			m := v.SetEmptyMap()
 			m.PutStr("content", canary(1))
 			m.PutStr("role", "user")
-		}, map[string]string{"gen_ai.system": "openai"}), []string{canary(1)}, map[string]string{"gen_ai.system": "openai"}},
+		}, map[string]string{conventions.System: "openai"}), []string{canary(1)}, map[string]string{conventions.System: "openai"}},
 		{"system message body string", logWith("gen_ai.system.message", func(v pcommon.Value) { v.SetStr(canary(2)) }, nil), []string{canary(2)}, nil},
 		{"choice", logWith("gen_ai.choice", func(v pcommon.Value) {
 			m := v.SetEmptyMap()
@@ -505,14 +511,14 @@ func TestGenAILogRecords(t *testing.T) {
 			m.PutEmptyMap("message").PutStr("content", canary(3))
 		}, nil), []string{canary(3)}, nil},
 		{"event name as attribute, content in attributes", logWith("", nil, map[string]string{
-			"event.name": "gen_ai.assistant.message", "content": canary(4), "tool_calls": `[{"arguments":"` + canary(5) + `"}]`, "role": "assistant",
-		}), []string{canary(4), canary(5)}, map[string]string{"event.name": "gen_ai.assistant.message", "role": "assistant"}},
+			conventions.EventNameAttribute: "gen_ai.assistant.message", "content": canary(4), "tool_calls": `[{"arguments":"` + canary(5) + `"}]`, "role": "assistant",
+		}), []string{canary(4), canary(5)}, map[string]string{conventions.EventNameAttribute: "gen_ai.assistant.message", "role": "assistant"}},
 		{"tool message", logWith("gen_ai.tool.message", func(v pcommon.Value) { v.SetEmptyMap().PutStr("content", canary(6)) }, map[string]string{"id": "call_1"}),
 			[]string{canary(6)}, map[string]string{"id": "call_1"}},
 		{"operation details", logWith("gen_ai.client.inference.operation.details", nil, map[string]string{
-			"gen_ai.input.messages":  `[{"role":"user","parts":[{"type":"text","content":"` + canary(7) + `"}]}]`,
-			"gen_ai.output.messages": canary(8), "gen_ai.system_instructions": canary(9), "gen_ai.operation.name": "chat",
-		}), []string{canary(7), canary(8), canary(9)}, map[string]string{"gen_ai.operation.name": "chat"}},
+			conventions.InputMessages:  `[{"role":"user","parts":[{"type":"text","content":"` + canary(7) + `"}]}]`,
+			conventions.OutputMessages: canary(8), conventions.SystemInstructions: canary(9), conventions.OperationName: "chat",
+		}), []string{canary(7), canary(8), canary(9)}, map[string]string{conventions.OperationName: "chat"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := hs.consumeLogs(t, tc.in)
@@ -598,7 +604,7 @@ func TestCapturePolicy(t *testing.T) {
 		t.Fatalf("globex: %q", v.Str())
 	}
 	in, _ = everyForm("acme")
-	in.ResourceSpans().At(0).Resource().Attributes().PutStr("service.name", "support-bot")
+	in.ResourceSpans().At(0).Resource().Attributes().PutStr(conventions.ServiceName, "support-bot")
 	if v, _ := spansByName(hs.consumeTraces(t, in))["legacy"].Attributes().Get(AttrStatus); v.Str() != StatusStored {
 		t.Fatalf("acme support-bot: %q", v.Str())
 	}
@@ -611,16 +617,16 @@ func TestSizeLimitAndQuota(t *testing.T) {
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
 	s := newSpan(rs, "huge")
-	s.Attributes().PutStr("gen_ai.input.messages", huge)
-	s.Attributes().PutStr("gen_ai.output.messages", canary(1))
-	sl := newSpan(rs, "huge structured").Attributes().PutEmptySlice("gen_ai.input.messages")
+	s.Attributes().PutStr(conventions.InputMessages, huge)
+	s.Attributes().PutStr(conventions.OutputMessages, canary(1))
+	sl := newSpan(rs, "huge structured").Attributes().PutEmptySlice(conventions.InputMessages)
 	for range 200 {
 		sl.AppendEmpty().SetStr(strings.Repeat("y", 8<<10))
 	}
 	out := spansByName(hs.consumeTraces(t, td))
 
 	a := out["huge"].Attributes()
-	if _, ok := a.Get("gen_ai.input.messages"); ok {
+	if _, ok := a.Get(conventions.InputMessages); ok {
 		t.Fatal("over-limit content left on the span")
 	}
 	if v, _ := a.Get(AttrStatus); v.Str() != StatusPartial {
@@ -648,7 +654,7 @@ func TestSizeLimitAndQuota(t *testing.T) {
 	statuses := map[string]int{}
 	for i := range 8 {
 		td := ptrace.NewTraces()
-		newSpan(td.ResourceSpans().AppendEmpty(), "fill").Attributes().PutStr("gen_ai.prompt", fmt.Sprintf("%d%s", i, strings.Repeat("z", 700<<10)))
+		newSpan(td.ResourceSpans().AppendEmpty(), "fill").Attributes().PutStr(conventions.Prompt, fmt.Sprintf("%d%s", i, strings.Repeat("z", 700<<10)))
 		v, _ := spansByName(hs.consumeTraces(t, td))["fill"].Attributes().Get(AttrStatus)
 		statuses[v.Str()]++
 	}
@@ -680,7 +686,7 @@ func TestTenants(t *testing.T) {
 		if tc.prefix == "" && len(r) != 0 || tc.prefix != "" && (len(r) != 2 || !strings.HasPrefix(r[0], tc.prefix)) {
 			t.Errorf("tenant %q: references %v", tc.tenant, r)
 		}
-		if _, ok := a.Get("gen_ai.prompt"); ok {
+		if _, ok := a.Get(conventions.Prompt); ok {
 			t.Errorf("tenant %q: content left", tc.tenant)
 		}
 	}
@@ -694,12 +700,12 @@ func TestSameContentIsOneObject(t *testing.T) {
 	for i := range 100 {
 		a := newSpan(rs, fmt.Sprint("call ", i)).Attributes()
 		// The same instructions, serialized with varying whitespace.
-		a.PutStr("gen_ai.system_instructions", `[{"type":"text",`+strings.Repeat(" ", i%3)+`"content":"You are a helpful assistant."}]`)
+		a.PutStr(conventions.SystemInstructions, `[{"type":"text",`+strings.Repeat(" ", i%3)+`"content":"You are a helpful assistant."}]`)
 	}
 	out := hs.consumeTraces(t, td)
 	seen := map[string]bool{}
 	for _, s := range spansByName(out) {
-		v, _ := s.Attributes().Get("gen_ai.system_instructions_ref")
+		v, _ := s.Attributes().Get(conventions.SystemInstructionsRef)
 		seen[v.Str()] = true
 	}
 	n := 0
@@ -835,8 +841,8 @@ func TestSummarize(t *testing.T) {
 
 func TestContentKeyIndex(t *testing.T) {
 	for attr, want := range map[string]string{
-		"gen_ai.input.messages":                           "gen_ai.input.messages",
-		"gen_ai.prompt.0.content":                         "gen_ai.prompt",
+		conventions.InputMessages:                         conventions.InputMessages,
+		"gen_ai.prompt.0.content":                         conventions.Prompt,
 		"gen_ai.prompts":                                  "",
 		"retrieval.documents":                             "retrieval.documents",
 		"retrieval.documents.0.document.content":          "retrieval.documents",
@@ -852,13 +858,13 @@ func TestContentKeyIndex(t *testing.T) {
 		"traceloop.prompt.template":                       "traceloop.prompt.template",
 		"traceloop.prompt.template_variables":             "traceloop.prompt.template_variables",
 		"traceloop.prompt.key":                            "",
-		"llm.request.functions.0.parameters":              "llm.request.functions",
+		"llm.request.functions.0.parameters":              conventions.LLMRequestFunctions,
 		"llm.request.type":                                "",
 		"db.query.result.document":                        "db.query.result.document",
 		"db.query.result.id":                              "",
-		"db.query.text":                                   "",
-		"db.statement":                                    "",
-		"http.route":                                      "",
+		conventions.DBQueryText:                           "",
+		conventions.DBStatement:                           "",
+		conventions.HTTPRoute:                             "",
 	} {
 		got := ""
 		if i := conventions.ContentIndex(attr); i >= 0 {

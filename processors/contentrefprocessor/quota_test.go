@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/internal/conventions"
 )
 
 // TestOneTenantCannotFillTheStore: a tenant sending content until it is
@@ -20,8 +21,8 @@ func TestOneTenantCannotFillTheStore(t *testing.T) {
 	send := func(tenant, prompt string) string {
 		td := ptrace.NewTraces()
 		rs := td.ResourceSpans().AppendEmpty()
-		rs.Resource().Attributes().PutStr("tenant.id", tenant)
-		newSpan(rs, "chat").Attributes().PutStr("gen_ai.prompt", prompt)
+		rs.Resource().Attributes().PutStr(conventions.TenantAttribute, tenant)
+		newSpan(rs, "chat").Attributes().PutStr(conventions.Prompt, prompt)
 		v, _ := spansByName(hs.consumeTraces(t, td))["chat"].Attributes().Get(AttrStatus)
 		return v.Str()
 	}

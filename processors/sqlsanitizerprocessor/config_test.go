@@ -1,22 +1,17 @@
 package sqlsanitizerprocessor
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component"
-	"go.opentelemetry.io/collector/confmap"
-	"go.opentelemetry.io/collector/confmap/confmaptest"
 
-	"github.com/docketlabs/docket/processors/sqlsanitizerprocessor/internal/metadata"
+	"github.com/docketlabs/docket/internal/configtest"
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/processors/sqlsanitizerprocessor/sanitize"
 )
 
 func TestLoadConfig(t *testing.T) {
-	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
-	require.NoError(t, err)
 
 	tests := []struct {
 		name    string
@@ -25,7 +20,7 @@ func TestLoadConfig(t *testing.T) {
 	}{
 		{name: "", want: createDefaultConfig()},
 		{name: "custom", want: &Config{
-			Attributes:        []string{"db.query.text", "db.statement", "sql.query"},
+			Attributes:        []string{conventions.DBQueryText, conventions.DBStatement, "sql.query"},
 			DefaultDialect:    "postgresql",
 			CollapseLists:     true,
 			KeepSQLCommenter:  true,
@@ -43,19 +38,7 @@ func TestLoadConfig(t *testing.T) {
 		{name: "bad_parameter", wantErr: "names no parameter"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			sub, err := cm.Sub(component.NewIDWithName(metadata.Type, tt.name).String())
-			require.NoError(t, err)
-			cfg := NewFactory().CreateDefaultConfig()
-			require.NoError(t, sub.Unmarshal(cfg))
-			err = confmap.Validate(cfg)
-			if tt.wantErr != "" {
-				require.ErrorContains(t, err, tt.wantErr)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, cfg)
-		})
+		t.Run(tt.name, func(t *testing.T) { configtest.Check(t, NewFactory(), tt.name, tt.want, tt.wantErr) })
 	}
 }
 
@@ -68,7 +51,7 @@ func TestDefaultConfigIsUseful(t *testing.T) {
 
 func TestValidateRejectsDuplicatesAndReservedKeys(t *testing.T) {
 	cfg := createDefaultConfig()
-	cfg.Attributes = []string{"db.query.text", "db.query.text", "", attrSanitization}
+	cfg.Attributes = []string{conventions.DBQueryText, conventions.DBQueryText, "", attrSanitization}
 	err := cfg.Validate()
 	require.ErrorContains(t, err, "listed twice")
 	require.ErrorContains(t, err, "empty key")

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor/processortest"
 
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/internal/spantest"
 	"github.com/docketlabs/docket/processors/sqlsanitizerprocessor/internal/metadata"
 )
@@ -30,9 +31,9 @@ func dbLog(system, query string) plog.Logs {
 	ld := plog.NewLogs()
 	lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
 	if system != "" {
-		lr.Attributes().PutStr("db.system", system)
+		lr.Attributes().PutStr(conventions.DBSystem, system)
 	}
-	lr.Attributes().PutStr("db.statement", query)
+	lr.Attributes().PutStr(conventions.DBStatement, query)
 	return ld
 }
 
@@ -93,8 +94,8 @@ func TestSpansPerDialect(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.system+"/"+tc.in, func(t *testing.T) {
 			out := firstSpan(runTraces(t, createDefaultConfig(), dbSpan(tc.system, tc.in)))
-			assert.Equal(t, tc.want, str(t, out.Attributes(), "db.query.text"))
-			assert.Equal(t, tc.outcome, str(t, out.Attributes(), "db.query.sanitization"))
+			assert.Equal(t, tc.want, str(t, out.Attributes(), conventions.DBQueryText))
+			assert.Equal(t, tc.outcome, str(t, out.Attributes(), conventions.QuerySanitization))
 		})
 	}
 }
@@ -102,54 +103,54 @@ func TestSpansPerDialect(t *testing.T) {
 func TestSpanWithoutQueryIsUntouched(t *testing.T) {
 	td := ptrace.NewTraces()
 	span := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
-	span.Attributes().PutStr("http.route", "/users/{id}")
-	span.Attributes().PutStr("db.system.name", "postgresql")
+	span.Attributes().PutStr(conventions.HTTPRoute, "/users/{id}")
+	span.Attributes().PutStr(conventions.DBSystemName, "postgresql")
 	out := firstSpan(runTraces(t, createDefaultConfig(), td))
-	assert.Equal(t, map[string]any{"http.route": "/users/{id}", "db.system.name": "postgresql"}, out.Attributes().AsRaw())
+	assert.Equal(t, map[string]any{conventions.HTTPRoute: "/users/{id}", conventions.DBSystemName: "postgresql"}, out.Attributes().AsRaw())
 }
 
 func TestDeprecatedKeysAndResourceSystem(t *testing.T) {
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("db.system", "mysql")
+	rs.Resource().Attributes().PutStr(conventions.DBSystem, "mysql")
 	span := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
-	span.Attributes().PutStr("db.statement", `SELECT 1 FROM t WHERE a = "x" # trailing`)
+	span.Attributes().PutStr(conventions.DBStatement, `SELECT 1 FROM t WHERE a = "x" # trailing`)
 	out := firstSpan(runTraces(t, createDefaultConfig(), td))
-	assert.Equal(t, "SELECT ? FROM t WHERE a = ? ", str(t, out.Attributes(), "db.statement"))
-	assert.Equal(t, "full", str(t, out.Attributes(), "db.query.sanitization"))
+	assert.Equal(t, "SELECT ? FROM t WHERE a = ? ", str(t, out.Attributes(), conventions.DBStatement))
+	assert.Equal(t, "full", str(t, out.Attributes(), conventions.QuerySanitization))
 }
 
 func TestDefaultDialect(t *testing.T) {
 	cfg := createDefaultConfig()
 	cfg.DefaultDialect = "postgresql"
 	out := firstSpan(runTraces(t, cfg, dbSpan("", `SELECT "Name" FROM "Users" WHERE id = 7`)))
-	assert.Equal(t, `SELECT "Name" FROM "Users" WHERE id = ?`, str(t, out.Attributes(), "db.query.text"))
+	assert.Equal(t, `SELECT "Name" FROM "Users" WHERE id = ?`, str(t, out.Attributes(), conventions.DBQueryText))
 }
 
 func TestMarkerIsNeverTrustedButPartialSticks(t *testing.T) {
 	forged := dbSpan("postgresql", "SELECT 'secret'")
-	firstSpan(forged).Attributes().PutStr("db.query.sanitization", "full")
+	firstSpan(forged).Attributes().PutStr(conventions.QuerySanitization, "full")
 	out := firstSpan(runTraces(t, createDefaultConfig(), forged))
-	assert.Equal(t, "SELECT ?", str(t, out.Attributes(), "db.query.text"))
+	assert.Equal(t, "SELECT ?", str(t, out.Attributes(), conventions.DBQueryText))
 
 	cut := dbSpan("postgresql", "SELECT ?")
-	firstSpan(cut).Attributes().PutStr("db.query.sanitization", "partial")
+	firstSpan(cut).Attributes().PutStr(conventions.QuerySanitization, "partial")
 	out = firstSpan(runTraces(t, createDefaultConfig(), cut))
-	assert.Equal(t, "partial", str(t, out.Attributes(), "db.query.sanitization"))
+	assert.Equal(t, "partial", str(t, out.Attributes(), conventions.QuerySanitization))
 }
 
 func TestNonStringQueryFailsClosed(t *testing.T) {
 	td := dbSpan("postgresql", "")
 	attrs := firstSpan(td).Attributes()
-	attrs.PutInt("db.query.text", 4111111111111111)
-	batch := attrs.PutEmptySlice("db.statement")
+	attrs.PutInt(conventions.DBQueryText, 4111111111111111)
+	batch := attrs.PutEmptySlice(conventions.DBStatement)
 	batch.AppendEmpty().SetStr("INSERT INTO t VALUES ('a')")
 	batch.AppendEmpty().SetBool(true)
 	out := firstSpan(runTraces(t, createDefaultConfig(), td)).Attributes()
-	assert.Equal(t, "?", str(t, out, "db.query.text"))
-	v, _ := out.Get("db.statement")
+	assert.Equal(t, "?", str(t, out, conventions.DBQueryText))
+	v, _ := out.Get(conventions.DBStatement)
 	assert.Equal(t, []any{"INSERT INTO t VALUES (?)", "?"}, v.Slice().AsRaw())
-	assert.Equal(t, "partial", str(t, out, "db.query.sanitization"))
+	assert.Equal(t, "partial", str(t, out, conventions.QuerySanitization))
 }
 
 func TestParametersDroppedUnlessKept(t *testing.T) {
@@ -179,14 +180,14 @@ func TestFillSummaryAndOperation(t *testing.T) {
 	cfg.FillSummary, cfg.FillOperationName = true, true
 	out := firstSpan(runTraces(t, cfg, dbSpan("postgresql", "SELECT * FROM orders o JOIN customers c ON o.cid = c.id WHERE c.name = 'x'"))).Attributes()
 	assert.Equal(t, "SELECT orders customers", str(t, out, "db.query.summary"))
-	assert.Equal(t, "SELECT", str(t, out, "db.operation.name"))
+	assert.Equal(t, "SELECT", str(t, out, conventions.DBOperationName))
 
 	td := dbSpan("postgresql", "DELETE FROM t")
 	firstSpan(td).Attributes().PutStr("db.query.summary", "from instrumentation")
-	firstSpan(td).Attributes().PutStr("db.operation.name", "DELETE_MANY")
+	firstSpan(td).Attributes().PutStr(conventions.DBOperationName, "DELETE_MANY")
 	out = firstSpan(runTraces(t, cfg, td)).Attributes()
 	assert.Equal(t, "from instrumentation", str(t, out, "db.query.summary"))
-	assert.Equal(t, "DELETE_MANY", str(t, out, "db.operation.name"))
+	assert.Equal(t, "DELETE_MANY", str(t, out, conventions.DBOperationName))
 
 	out = firstSpan(runTraces(t, createDefaultConfig(), dbSpan("postgresql", "SELECT 1 FROM t"))).Attributes()
 	_, has := out.Get("db.query.summary")
@@ -197,34 +198,34 @@ func TestOptionsReachTheSanitizer(t *testing.T) {
 	cfg := createDefaultConfig()
 	cfg.CollapseLists, cfg.KeepSQLCommenter = true, true
 	out := firstSpan(runTraces(t, cfg, dbSpan("mysql", "SELECT a FROM t WHERE id IN (1, 2) /*app='x'*/"))).Attributes()
-	assert.Equal(t, "SELECT a FROM t WHERE id IN (?) /*app='?'*/", str(t, out, "db.query.text"))
+	assert.Equal(t, "SELECT a FROM t WHERE id IN (?) /*app='?'*/", str(t, out, conventions.DBQueryText))
 
 	cfg.MaxQueryLength = 40
 	out = firstSpan(runTraces(t, cfg, dbSpan("mysql", "SELECT a FROM t WHERE name = 'a very long literal that is cut'"))).Attributes()
-	assert.Equal(t, "SELECT a FROM t WHERE name = ?", str(t, out, "db.query.text"))
-	assert.Equal(t, "partial", str(t, out, "db.query.sanitization"))
+	assert.Equal(t, "SELECT a FROM t WHERE name = ?", str(t, out, conventions.DBQueryText))
+	assert.Equal(t, "partial", str(t, out, conventions.QuerySanitization))
 }
 
 func TestSpanEventsAndCustomKeys(t *testing.T) {
 	cfg := createDefaultConfig()
-	cfg.Attributes = []string{"db.query.text", "sql.query"}
+	cfg.Attributes = []string{conventions.DBQueryText, "sql.query"}
 	td := dbSpan("postgresql", "SELECT 1")
 	span := firstSpan(td)
 	span.Attributes().PutStr("sql.query", "UPDATE t SET pw = 'hunter2'")
 	ev := span.Events().AppendEmpty()
 	ev.SetName("retry")
-	ev.Attributes().PutStr("db.query.text", "SELECT * FROM t WHERE token = 'abc'")
+	ev.Attributes().PutStr(conventions.DBQueryText, "SELECT * FROM t WHERE token = 'abc'")
 	out := firstSpan(runTraces(t, cfg, td))
 	assert.Equal(t, "UPDATE t SET pw = ?", str(t, out.Attributes(), "sql.query"))
 	evAttrs := out.Events().At(0).Attributes()
-	assert.Equal(t, "SELECT * FROM t WHERE token = ?", str(t, evAttrs, "db.query.text"))
-	assert.Equal(t, "full", str(t, evAttrs, "db.query.sanitization"))
+	assert.Equal(t, "SELECT * FROM t WHERE token = ?", str(t, evAttrs, conventions.DBQueryText))
+	assert.Equal(t, "full", str(t, evAttrs, conventions.QuerySanitization))
 }
 
 func TestLogs(t *testing.T) {
 	out := firstLog(runLogs(t, createDefaultConfig(), dbLog("postgresql", "SELECT * FROM t WHERE a = 'x'")))
-	assert.Equal(t, "SELECT * FROM t WHERE a = ?", str(t, out.Attributes(), "db.statement"))
-	assert.Equal(t, "full", str(t, out.Attributes(), "db.query.sanitization"))
+	assert.Equal(t, "SELECT * FROM t WHERE a = ?", str(t, out.Attributes(), conventions.DBStatement))
+	assert.Equal(t, "full", str(t, out.Attributes(), conventions.QuerySanitization))
 
 	// Bodies are left alone unless configured.
 	ld := dbLog("postgresql", "SELECT 1")
@@ -236,19 +237,19 @@ func TestLogs(t *testing.T) {
 	cfg.SanitizeLogBody = true
 	ld = plog.NewLogs()
 	rl := ld.ResourceLogs().AppendEmpty()
-	rl.Resource().Attributes().PutStr("db.system.name", "postgresql")
+	rl.Resource().Attributes().PutStr(conventions.DBSystemName, "postgresql")
 	lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
 	lr.Body().SetStr("SELECT * FROM t WHERE a = 'x'")
 	out = firstLog(runLogs(t, cfg, ld))
 	assert.Equal(t, "SELECT * FROM t WHERE a = ?", out.Body().Str())
-	assert.Equal(t, "full", str(t, out.Attributes(), "db.query.sanitization"))
+	assert.Equal(t, "full", str(t, out.Attributes(), conventions.QuerySanitization))
 
 	// Structured bodies: the configured keys inside the map.
 	ld = dbLog("mysql", "SELECT 1")
 	body := firstLog(ld).Body().SetEmptyMap()
-	body.PutStr("db.query.text", "SELECT 'secret'")
+	body.PutStr(conventions.DBQueryText, "SELECT 'secret'")
 	out = firstLog(runLogs(t, cfg, ld))
-	q, _ := out.Body().Map().Get("db.query.text")
+	q, _ := out.Body().Map().Get(conventions.DBQueryText)
 	assert.Equal(t, "SELECT ?", q.Str())
 
 	// Records without a database system keep their bodies.
@@ -281,6 +282,6 @@ func TestConcurrentUse(t *testing.T) {
 		require.NoError(t, <-done)
 	}
 	for _, td := range sink.AllTraces() {
-		assert.Equal(t, "SELECT ?", str(t, firstSpan(td).Attributes(), "db.query.text"))
+		assert.Equal(t, "SELECT ?", str(t, firstSpan(td).Attributes(), conventions.DBQueryText))
 	}
 }

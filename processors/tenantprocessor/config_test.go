@@ -1,23 +1,16 @@
 package tenantprocessor
 
 import (
-	"path/filepath"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/confmap"
-	"go.opentelemetry.io/collector/confmap/confmaptest"
 
-	"github.com/docketlabs/docket/processors/tenantprocessor/internal/metadata"
+	"github.com/docketlabs/docket/internal/configtest"
 )
 
 func TestLoadConfig(t *testing.T) {
 	require.NoError(t, componenttest.CheckConfigStruct(NewFactory().CreateDefaultConfig()))
-	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
-	require.NoError(t, err)
 	def := createDefaultConfig()
 	for _, tt := range []struct {
 		name    string
@@ -34,18 +27,6 @@ func TestLoadConfig(t *testing.T) {
 		{name: "bad_default", wantErr: "default_tenant: must be"},
 		{name: "bad_identity", wantErr: `identities["svc"]: tenant must be`},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			sub, err := cm.Sub(component.NewIDWithName(metadata.Type, tt.name).String())
-			require.NoError(t, err)
-			cfg := NewFactory().CreateDefaultConfig()
-			require.NoError(t, sub.Unmarshal(cfg))
-			err = confmap.Validate(cfg)
-			if tt.wantErr != "" {
-				require.ErrorContains(t, err, tt.wantErr)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, cfg)
-		})
+		t.Run(tt.name, func(t *testing.T) { configtest.Check(t, NewFactory(), tt.name, tt.want, tt.wantErr) })
 	}
 }

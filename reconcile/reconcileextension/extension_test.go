@@ -11,12 +11,12 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/confmap/confmaptest"
 	"go.opentelemetry.io/collector/extension/extensiontest"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/docketlabs/docket/fakeprovider"
+	"github.com/docketlabs/docket/internal/configtest"
 	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/storageconfig"
@@ -27,19 +27,7 @@ import (
 
 func load(t *testing.T, id string) *Config {
 	t.Helper()
-	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := cm.Sub(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := createDefaultConfig().(*Config)
-	if err := sub.Unmarshal(cfg); err != nil {
-		t.Fatal(err)
-	}
-	return cfg
+	return configtest.Load(t, id, createDefaultConfig().(*Config), nil)
 }
 
 func TestConfigValidation(t *testing.T) {

@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/ledger/access"
+	"github.com/docketlabs/docket/ledger/audit"
 	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/lifecycle"
+	"github.com/docketlabs/docket/replay"
 	"github.com/docketlabs/docket/ui/auth"
 )
 
@@ -180,6 +182,12 @@ func (a *api) deletion(r *http.Request, s auth.Session) (int, any, error) {
 	return http.StatusOK, map[string]any{"job": job, "history": history}, nil
 }
 
+// accessActions are the actions the access log records, each declared by
+// the package that records it; the page offers them as filter values.
+var accessActions = []string{access.ActionReveal, access.ActionView, replay.ActionReplay, audit.ActionExport,
+	lifecycle.ActionHoldCreate, lifecycle.ActionHoldRelease, lifecycle.ActionDeleteRequest, lifecycle.ActionDeleteRun,
+	lifecycle.ActionExpire, access.ActionTokenCreate, access.ActionTokenRevoke}
+
 func (a *api) accessLog(r *http.Request, s auth.Session) (int, any, error) {
 	q := r.URL.Query()
 	since, err := timeParam(r, "since")
@@ -197,5 +205,5 @@ func (a *api) accessLog(r *http.Request, s auth.Session) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, map[string]any{"entries": entries[:min(len(entries), int(limit))]}, nil
+	return http.StatusOK, map[string]any{"entries": entries[:min(len(entries), int(limit))], "actions": accessActions}, nil
 }

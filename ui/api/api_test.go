@@ -4,8 +4,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -14,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/contentstore"
 	"github.com/docketlabs/docket/contentstore/contentstoretest"
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/audit"
@@ -90,7 +90,7 @@ func newFixtureOn(t *testing.T, clock func() time.Time, serve func(http.Handler)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{dir: dir, account: completeness.NewAccount(), trace: randomTrace(), input: []byte(`[{"role":"user","parts":[{"type":"text","content":"<script>alert(1)</script> my order"}]}]`)}
+	f := &fixture{dir: dir, account: completeness.NewAccount(), trace: ledgertest.TraceID(t), input: []byte(`[{"role":"user","parts":[{"type":"text","content":"<script>alert(1)</script> my order"}]}]`)}
 	put, err := content.Put(ctx, "acme", "input", f.input)
 	if err != nil {
 		t.Fatal(err)
@@ -106,8 +106,8 @@ func newFixtureOn(t *testing.T, clock func() time.Time, serve func(http.Handler)
 			Operation: "chat", ResponseModel: "mystery-model", CostStatus: "unknown_model", ContentStatus: "not_captured"},
 	}
 	q := "SELECT * FROM orders WHERE id = ?"
-	span := ledger.EvidenceSpan{Tenant: "acme", TraceID: f.trace, SpanID: "00f067aa0ba902b9", Category: "db", StartTime: now.Add(-time.Second),
-		EndTime: now, DBQueryText: &q, DBQueryStatus: ledger.QuerySanitized}
+	span := ledgertest.Evidence("acme", f.trace, "00f067aa0ba902b9", conventions.CategoryDB)
+	span.StartTime, span.EndTime, span.DBQueryText, span.DBQueryStatus = now.Add(-time.Second), now, &q, ledger.QuerySanitized
 	if err := store.InsertCalls(ctx, calls); err != nil {
 		t.Fatal(err)
 	}
@@ -191,12 +191,6 @@ func (c *client) signInWith(user, pw string) auth.Session {
 		c.http.Jar.SetCookies(u.URL, []*http.Cookie{ck})
 	}
 	return s
-}
-
-func randomTrace() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 func decodeJSON[T any](t *testing.T, b []byte) T {
@@ -289,7 +283,7 @@ func TestEvidenceAndTenantIsolation(t *testing.T) {
 	if code, _ := gus.do("GET", "/api/v1/evidence/"+f.trace, nil); code != http.StatusNotFound {
 		t.Fatalf("another tenant's trace: %d, want 404", code)
 	}
-	if code, _ := gus.do("GET", "/api/v1/evidence/"+randomTrace(), nil); code != http.StatusNotFound {
+	if code, _ := gus.do("GET", "/api/v1/evidence/"+ledgertest.TraceID(t), nil); code != http.StatusNotFound {
 		t.Fatalf("unknown trace: %d, want 404", code)
 	}
 	log, err := store.AccessLog(context.Background(), ledgerstore.AccessFilter{Tenant: "acme", Actor: "vera", Action: access.ActionView})
@@ -442,6 +436,21 @@ func TestAdminPages(t *testing.T) {
 	for _, e := range entries.Entries {
 		if e.Actor != "admin" || e.Action != "hold_create" {
 			t.Fatalf("filter let through %+v", e)
+		}
+	}
+	// The page's action filter offers what the API lists: every action
+	// the log holds by now.
+	code, body = admin.do("GET", "/api/v1/access-log", nil)
+	all := decodeJSON[struct {
+		Entries []ledgerstore.AccessEntry `json:"entries"`
+		Actions []string                  `json:"actions"`
+	}](t, body)
+	if code != http.StatusOK || len(all.Entries) == 0 {
+		t.Fatalf("access log: %d %s", code, body)
+	}
+	for _, e := range all.Entries {
+		if !slices.Contains(all.Actions, e.Action) {
+			t.Errorf("the log holds action %q, the API lists only %v", e.Action, all.Actions)
 		}
 	}
 	// No runner in this process: the page says so, and lists runs.

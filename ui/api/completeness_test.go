@@ -9,6 +9,7 @@ import (
 	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/ledgerstore"
+	"github.com/docketlabs/docket/ledger/ledgertest"
 )
 
 // TestCompletenessNarrowedToGrantedTenants: a viewer of acme sees acme's
@@ -27,7 +28,7 @@ func TestCompletenessNarrowedToGrantedTenants(t *testing.T) {
 	at := time.Date(2024, 1, 2, 10, 0, 0, 0, time.UTC)
 	var calls []ledger.Call
 	for i, tenant := range []string{"acme", "acme", "globex"} {
-		calls = append(calls, ledger.Call{Tenant: tenant, TraceID: randomTrace(), SpanID: "00f067aa0ba902b7", StartTime: at, EndTime: at,
+		calls = append(calls, ledger.Call{Tenant: tenant, TraceID: ledgertest.TraceID(t), SpanID: "00f067aa0ba902b7", StartTime: at, EndTime: at,
 			Operation: "chat", Status: ledger.StatusOK, IngestedAt: at.Add(time.Duration(i) * time.Minute)})
 	}
 	if err := store.InsertCalls(context.Background(), calls); err != nil {

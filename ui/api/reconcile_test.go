@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgertest"
 	"github.com/docketlabs/docket/ledger/usage"
 	"github.com/docketlabs/docket/reconcile"
 	"github.com/docketlabs/docket/ui/auth"
@@ -22,7 +23,7 @@ func TestReconcileEndpoint(t *testing.T) {
 	var calls []ledger.Call
 	for i := 0; i < 99; i++ {
 		at := day.Add(time.Duration(i) * time.Minute)
-		calls = append(calls, ledger.Call{Tenant: "acme", TraceID: randomTrace(), SpanID: "00f067aa0ba902b7", StartTime: at, EndTime: at,
+		calls = append(calls, ledger.Call{Tenant: "acme", TraceID: ledgertest.TraceID(t), SpanID: "00f067aa0ba902b7", StartTime: at, EndTime: at,
 			Operation: "chat", Provider: usage.ProviderOpenAI, RequestModel: "gpt-4o-mini", ResponseModel: "gpt-4o-mini-2024-07-18",
 			InputTokens: &in, OutputTokens: &out, Status: ledger.StatusOK})
 	}

@@ -3,6 +3,7 @@ package api
 import (
 	"testing"
 
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
 )
 
@@ -11,11 +12,11 @@ func TestRequestDetail(t *testing.T) {
 		attrs map[string]string
 		want  string
 	}{
-		{map[string]string{"http.request.method": "POST", "http.route": "/ask", "http.response.status_code": "200"}, "POST /ask → 200"},
-		{map[string]string{"http.method": "GET", "http.status_code": "404"}, "GET → 404"},
-		{map[string]string{"messaging.system": "kafka", "messaging.destination.name": "ask-jobs"}, "ask-jobs (kafka)"},
-		{map[string]string{"messaging.destination.name": "ask-jobs", "messaging.operation.type": "process"}, "ask-jobs"},
-		{map[string]string{"rpc.system": "grpc", "rpc.service": "Support", "rpc.method": "Ask"}, "Support Ask"},
+		{map[string]string{conventions.HTTPRequestMethod: "POST", conventions.HTTPRoute: "/ask", conventions.HTTPResponseStatusCode: "200"}, "POST /ask → 200"},
+		{map[string]string{conventions.HTTPMethodOld: "GET", conventions.HTTPStatusCodeOld: "404"}, "GET → 404"},
+		{map[string]string{conventions.MessagingSystem: "kafka", conventions.MessagingDestination: "ask-jobs"}, "ask-jobs (kafka)"},
+		{map[string]string{conventions.MessagingDestination: "ask-jobs", conventions.MessagingOperationType: "process"}, "ask-jobs"},
+		{map[string]string{conventions.RPCSystem: "grpc", conventions.RPCService: "Support", conventions.RPCMethod: "Ask"}, "Support Ask"},
 		{nil, ""},
 	} {
 		if got := requestDetail(ledger.EvidenceSpan{SpanAttributes: tc.attrs}); got != tc.want {

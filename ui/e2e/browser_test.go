@@ -26,6 +26,7 @@ import (
 	"github.com/docketlabs/docket/internal/proctest"
 	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ui/apiclient"
 )
 
@@ -368,6 +369,10 @@ func TestEvidenceUIInChromium(t *testing.T) {
 		if !slices.ContainsFunc(rows, func(r string) bool { return strings.Contains(r, ticket) && strings.Contains(r, "allowed") }) {
 			t.Errorf("no allowed reveal for %s in the access log: %q", ticket, rows)
 		}
+	}
+	// The action filter suggests the actions the API lists.
+	if got := strings.Fields(eval[string](p, `[...document.querySelectorAll('#access-actions option')].map((o) => o.value).join(' ')`)); !slices.Contains(got, access.ActionReveal) || !slices.Contains(got, access.ActionTokenRevoke) {
+		t.Errorf("access-log action suggestions: %q", got)
 	}
 	p.shot("access-log")
 

@@ -23,6 +23,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ui/apiclient"
@@ -228,7 +229,7 @@ func (s *stack) sendToolSpan(traceID, arguments string) {
 	}
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("service.name", "support-bot")
+	rs.Resource().Attributes().PutStr(conventions.ServiceName, "support-bot")
 	sp := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
 	sp.SetTraceID(id)
 	sp.SetSpanID(pcommon.SpanID{0x70, 0x01, 0x70, 0x01, 0x70, 0x01, 0x70, 0x01})
@@ -236,7 +237,7 @@ func (s *stack) sendToolSpan(traceID, arguments string) {
 	now := time.Now()
 	sp.SetStartTimestamp(pcommon.NewTimestampFromTime(now))
 	sp.SetEndTimestamp(pcommon.NewTimestampFromTime(now.Add(20 * time.Millisecond)))
-	sp.Attributes().PutStr("gen_ai.operation.name", "execute_tool")
+	sp.Attributes().PutStr(conventions.OperationName, "execute_tool")
 	sp.Attributes().PutStr("gen_ai.tool.name", "lookup_account")
 	sp.Attributes().PutStr("gen_ai.tool.call.arguments", arguments)
 	s.export(td)
@@ -257,17 +258,17 @@ func (s *stack) sendForgedCall(c ledger.Call) {
 	}
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("service.name", "intruder")
+	rs.Resource().Attributes().PutStr(conventions.ServiceName, "intruder")
 	sp := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
 	sp.SetTraceID(tid)
 	sp.SetSpanID(sid)
 	sp.SetName("chat")
 	sp.SetStartTimestamp(pcommon.NewTimestampFromTime(c.StartTime))
 	sp.SetEndTimestamp(pcommon.NewTimestampFromTime(c.EndTime))
-	sp.Attributes().PutStr("gen_ai.operation.name", "chat")
-	sp.Attributes().PutStr("gen_ai.provider.name", c.Provider)
-	sp.Attributes().PutStr("gen_ai.request.model", c.RequestModel)
-	sp.Attributes().PutStr("gen_ai.response.model", "attacker-model")
+	sp.Attributes().PutStr(conventions.OperationName, "chat")
+	sp.Attributes().PutStr(conventions.ProviderName, c.Provider)
+	sp.Attributes().PutStr(conventions.RequestModel, c.RequestModel)
+	sp.Attributes().PutStr(conventions.ResponseModel, "attacker-model")
 	s.export(td)
 }
 

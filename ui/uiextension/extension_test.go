@@ -14,8 +14,6 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/confmap"
-	"go.opentelemetry.io/collector/confmap/confmaptest"
 	"go.opentelemetry.io/collector/extension/extensiontest"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
@@ -24,6 +22,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/docketlabs/docket/contentstore/contentstoreextension"
+	"github.com/docketlabs/docket/internal/configtest"
 	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger/lifecycle"
 	"github.com/docketlabs/docket/ledger/storageconfig"
@@ -41,27 +40,9 @@ func (h host) GetExtensions() map[component.ID]component.Component { return h }
 
 // loadConfig reads id's section of testdata/config.yaml, with overrides,
 // into cfg.
-func loadConfig(t *testing.T, id string, cfg component.Config, overrides map[string]any) {
-	t.Helper()
-	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := cm.Sub(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sub.Merge(confmap.NewFromStringMap(overrides)); err != nil {
-		t.Fatal(err)
-	}
-	if err := sub.Unmarshal(cfg); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestNegativeLifecycleIntervalIsRefused(t *testing.T) {
 	cfg := createDefaultConfig().(*Config)
-	loadConfig(t, "docketui/negative_interval", cfg, nil)
+	configtest.Load(t, "docketui/negative_interval", cfg, nil)
 	if err := cfg.Validate(); err == nil {
 		t.Fatal("a negative lifecycle_interval was accepted")
 	}
@@ -78,7 +59,7 @@ func TestLifecycleRunsInTheBackground(t *testing.T) {
 	dir := t.TempDir()
 	csFactory := contentstoreextension.NewFactory()
 	csCfg := csFactory.CreateDefaultConfig()
-	loadConfig(t, "contentstore", csCfg, map[string]any{
+	configtest.Load(t, "contentstore", csCfg, map[string]any{
 		"directory": map[string]any{"path": filepath.Join(dir, "content")}, "secret_file": filepath.Join(dir, "content.secret")})
 	cs, err := csFactory.Create(ctx, extensiontest.NewNopSettings(csFactory.Type()), csCfg)
 	if err != nil {
@@ -96,7 +77,7 @@ func TestLifecycleRunsInTheBackground(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	cfg := createDefaultConfig().(*Config)
-	loadConfig(t, "docketui", cfg, map[string]any{"endpoint": addr, "export_directory": filepath.Join(dir, "exports"),
+	configtest.Load(t, "docketui", cfg, map[string]any{"endpoint": addr, "export_directory": filepath.Join(dir, "exports"),
 		"storage": map[string]any{"embedded": map[string]any{"path": filepath.Join(dir, "ledger")}}})
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,24 +12,11 @@ import (
 
 const pkgDir = "../.." // replay/retirement, where go:generate runs
 
+// Output is the table the converter writes, for gentest.Current.
+func (c config) Output() string { return c.out }
+
 func TestShippedTableIsCurrent(t *testing.T) {
-	cfg, err := parseFlags(gentest.Args(t, pkgDir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.main = filepath.Join(pkgDir, cfg.main)
-	cfg.detailed = filepath.Join(pkgDir, cfg.detailed)
-	got, rep, err := generate(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := os.ReadFile(filepath.Join(pkgDir, cfg.out))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatal("data/retirements.json differs from a fresh conversion of source/: run go generate ./replay/retirement")
-	}
+	rep := gentest.Current(t, pkgDir, parseFlags, generate)
 	// Numbers PROVENANCE.md quotes (the per-provider counts are the
 	// source's own completeness table).
 	wantProviders := map[string]int{"anthropic": 21, "openai": 123, "google": 45, "google-vertex": 10, "aws-bedrock": 11, "azure-ai-foundry": 1}

@@ -7,7 +7,6 @@ import { navigate } from '../router.js';
 import { load, pageHeader, section, table, td, timeEl, complaintLink, empty } from '../ui.js';
 import * as fmt from '../format.js';
 
-const ACTIONS = ['reveal', 'view', 'replay', 'export', 'hold_create', 'hold_release', 'delete_request', 'delete_run', 'expire', 'token_create', 'token_revoke'];
 const OUTCOMES = ['allowed', 'denied', 'failed'];
 const LIMIT = 200;
 
@@ -26,13 +25,16 @@ export default function accessLog(ctx) {
   const outcome = h('select', { id: 'access-outcome', name: 'outcome', testid: 'access-outcome' },
     h('option', { value: '' }, 'Any outcome'),
     OUTCOMES.map((o) => h('option', { value: o, selected: o === f.outcome }, o)));
+  // The API lists the actions the log records (declared in Go); they fill
+  // the suggestions when the entries arrive.
+  const actions = h('datalist', { id: 'access-actions' });
   const since = h('input', { id: 'access-since', name: 'since', type: 'datetime-local', value: fmt.toInput(f.since), testid: 'access-since' });
   const field = (id, label, control) => h('div', { class: 'filter' }, h('label', { for: id }, label), control);
   const form = h('form', { class: 'filter-bar', testid: 'access-log-form' },
     field('access-tenant', 'Tenant', tenant),
     field('access-actor', 'Actor', actor),
     field('access-action', 'Action', action),
-    h('datalist', { id: 'access-actions' }, ACTIONS.map((a) => h('option', { value: a }))),
+    actions,
     field('access-outcome', 'Outcome', outcome),
     field('access-since', 'Since (UTC)', since),
     h('div', { class: 'filter filter-actions' },
@@ -47,6 +49,7 @@ export default function accessLog(ctx) {
   const box = h('div');
   replace(ctx.main, pageHeader('Access log'), form, section('Entries', { testid: 'access-log' }, box));
   load(box, 'the access log', api.get(`/api/v1/access-log${api.query(Object.assign({ limit: LIMIT }, f))}`, ctx.signal), (data) => {
+    replace(actions, (Array.isArray(data.actions) ? data.actions : []).map((a) => h('option', { value: a })));
     const entries = Array.isArray(data.entries) ? data.entries : [];
     if (entries.length === 0) {
       return empty('No access-log entries match.', 'access-empty');
