@@ -48,6 +48,13 @@ export const COLLECTOR_STAGES = [
   ['written', 'Written'],
 ];
 
+// REFUSALS: requests the collector refused before their spans could be
+// counted (package completeness), with their column titles.
+export const REFUSALS = [
+  ['auth', 'Requests refused: identity'],
+  ['malformed', 'Requests refused: malformed'],
+];
+
 // completenessRows joins, per tenant, the collector's account and the
 // ledger's side (GET /api/v1/completeness). A side that did not count a
 // tenant is null (shown "—"), never 0: without a collector in the UI's
@@ -56,7 +63,7 @@ export function completenessRows(data) {
   const byTenant = new Map();
   const row = (tenant) => {
     if (!byTenant.has(tenant)) {
-      byTenant.set(tenant, { tenant, collector: null, pending: null, ledger: null });
+      byTenant.set(tenant, { tenant, collector: null, refused: null, pending: null, ledger: null });
     }
     return byTenant.get(tenant);
   };
@@ -64,6 +71,7 @@ export function completenessRows(data) {
   for (const t of (collector && collector.tenants) || []) {
     const r = row(t.tenant);
     r.collector = t.counts || {};
+    r.refused = t.refused_requests || {};
     r.pending = t.pending;
   }
   for (const l of (data && data.ledger) || []) {

@@ -46,16 +46,20 @@ function account(data) {
     return [intro, empty('No calls in this range.', 'completeness-empty')];
   }
   const val = (side, key) => (side ? fmt.count(side[key] || 0) : fmt.UNKNOWN_COST);
-  const headers = ['Tenant', ...rec.COLLECTOR_STAGES.map(([, label]) => n(label)), n('In queue or lost'),
+  const headers = ['Tenant', ...rec.REFUSALS.map(([, label]) => n(label)),
+    ...rec.COLLECTOR_STAGES.map(([, label]) => n(label)), n('In queue or lost'),
     n('Ledger calls'), n('Ledger flagged'), n('Conflicts')];
   return [intro, table({ testid: 'completeness-table' }, headers, rows.map((r) => h('tr', { testid: 'completeness-row', 'data-tenant': r.tenant },
     td(r.tenant === '' ? '(no identity)' : r.tenant, { class: 'mono', field: 'tenant' }),
+    rec.REFUSALS.map(([reason]) => num(val(r.refused, reason), { field: `refused_${reason}` })),
     rec.COLLECTOR_STAGES.map(([stage]) => num(val(r.collector, stage), { field: stage })),
     num(rec.pending(r.pending), { field: 'pending' }),
     num(val(r.ledger, 'spans'), { field: 'ledger_spans' }),
     num(val(r.ledger, 'flagged'), { field: 'ledger_flagged' }),
     num(val(r.ledger, 'conflicts'), { field: 'ledger_conflicts' })))),
-  h('p', { class: 'muted' }, 'Refused to retry later: the sender keeps the spans and sends them again. ',
+  h('p', { class: 'muted' }, 'Requests refused count requests, not spans: how many spans a refused request carried is not known. ',
+    'Those of senders whose credentials named no tenant count under the reserved unknown tenant. ',
+    'Refused to retry later: the sender keeps the spans and sends them again. ',
     'Flagged: stored with a value the conventions reject left out. Conflicts: sent again with other content; the first stays.')];
 }
 
