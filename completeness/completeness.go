@@ -31,6 +31,13 @@ type Stage string
 
 // The stages, in the order spans pass them.
 const (
+	// DroppedInApp: spans the application's own OpenTelemetry SDK dropped
+	// before export (a full queue), as the SDK reports them in its
+	// self-observability metric otel.sdk.processor.span.processed with an
+	// error.type. Counted when that metric arrives, under the tenant of
+	// the metric's sender; an application that does not send it is not
+	// counted here, and only reconciliation shows its losses.
+	DroppedInApp Stage = "dropped_in_app"
 	// RefusedAuth: spans of requests the tenant processor refused, for no
 	// usable identity (tenant "") or for naming another tenant. Lost unless
 	// the sender fixes its credentials.
@@ -52,7 +59,7 @@ const (
 )
 
 // Stages lists every stage in order.
-var Stages = []Stage{RefusedAuth, RefusedRetry, RefusedInvalid, Received, Flagged, Written}
+var Stages = []Stage{DroppedInApp, RefusedAuth, RefusedRetry, RefusedInvalid, Received, Flagged, Written}
 
 // Refusal is why a request was refused before any of its spans was read.
 // How many spans it carried is unknown, so refused requests are counted
@@ -81,11 +88,20 @@ const MaxTenants = 1024
 // Overflow is the tenant under which tenants beyond MaxTenants are counted.
 const Overflow = "_other"
 
+// MaxSeries bounds the running totals one account remembers (ReportTotal):
+// one per sending process and SDK processor, so thousands are plenty.
+const MaxSeries = 16384
+
 // Account counts spans per tenant and stage.
 type Account struct {
 	since time.Time
 	mu    sync.RWMutex
 	byTen map[string]*counts
+	// totals holds the last running total of each reporting series.
+	totals struct {
+		sync.Mutex
+		last map[string]int64
+	}
 	reg   struct {
 		sync.Mutex
 		n   int
@@ -101,7 +117,7 @@ type counts struct {
 }
 
 const (
-	numStages   = 6
+	numStages   = 7
 	numRefusals = 2
 )
 
@@ -113,7 +129,9 @@ func init() {
 
 // NewAccount returns an empty account.
 func NewAccount() *Account {
-	return &Account{since: time.Now().UTC(), byTen: map[string]*counts{}}
+	a := &Account{since: time.Now().UTC(), byTen: map[string]*counts{}}
+	a.totals.last = map[string]int64{}
+	return a
 }
 
 // Process is the account of this process, shared by its components.
@@ -129,6 +147,25 @@ func (a *Account) Add(tenant string, s Stage, n int64) {
 		panic(fmt.Sprintf("completeness: unknown stage %q", s))
 	}
 	a.tenant(tenant).spans[i].Add(n)
+}
+
+// ReportTotal counts at stage s what a sender reported as a running total
+// (a cumulative sum) of one series, keyed by series: its growth beyond the
+// highest total reported before. A report sent again, or late, adds
+// nothing; a sender that restarts starts a new series (the key includes
+// its start time). It returns false, counting nothing, for a series beyond
+// MaxSeries.
+func (a *Account) ReportTotal(tenant string, s Stage, series string, total int64) bool {
+	a.totals.Lock()
+	last, known := a.totals.last[series]
+	if !known && len(a.totals.last) >= MaxSeries {
+		a.totals.Unlock()
+		return false
+	}
+	a.totals.last[series] = max(last, total)
+	a.totals.Unlock()
+	a.Add(tenant, s, max(0, total-last))
+	return true
 }
 
 // Refuse counts one request of tenant refused for r.

@@ -136,3 +136,34 @@ func TestMetricExportedOnceWithTenantAndStageOnly(t *testing.T) {
 		t.Errorf("after both stopped: %v", got)
 	}
 }
+
+// Running totals count their growth once, however often or late a total
+// is reported again, and series beyond MaxSeries are refused, not guessed.
+func TestReportTotalCountsGrowthOnce(t *testing.T) {
+	a := completeness.NewAccount()
+	for _, r := range []struct {
+		series string
+		total  int64
+	}{{"app-1", 5}, {"app-1", 5}, {"app-1", 9}, {"app-1", 7}, {"app-2", 3}, {"app-1", 12}} {
+		if !a.ReportTotal("acme", completeness.DroppedInApp, r.series, r.total) {
+			t.Fatalf("%v refused", r)
+		}
+	}
+	if got := a.Snapshot(nil).Tenants[0].Counts[completeness.DroppedInApp]; got != 15 {
+		t.Errorf("dropped in app %d, want 12 + 3", got)
+	}
+	for i := range completeness.MaxSeries - 2 {
+		if !a.ReportTotal("acme", completeness.DroppedInApp, fmt.Sprint("fill-", i), 0) {
+			t.Fatalf("series %d refused below the bound", i)
+		}
+	}
+	if a.ReportTotal("acme", completeness.DroppedInApp, "one-too-many", 1) {
+		t.Error("a series beyond MaxSeries was taken")
+	}
+	if !a.ReportTotal("acme", completeness.DroppedInApp, "app-1", 13) {
+		t.Error("a known series was refused at the bound")
+	}
+	if got := a.Snapshot(nil).Tenants[0].Counts[completeness.DroppedInApp]; got != 16 {
+		t.Errorf("dropped in app %d, want 16", got)
+	}
+}

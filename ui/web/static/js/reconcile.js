@@ -40,6 +40,7 @@ export function stateLabel(state) {
 // COLLECTOR_STAGES: the collector's account per tenant (package
 // completeness), in the order spans pass them, with their column titles.
 export const COLLECTOR_STAGES = [
+  ['dropped_in_app', 'Dropped in the app before export'],
   ['refused_auth', 'Refused: identity'],
   ['refused_retry', 'Refused: retry later'],
   ['refused_invalid', 'Refused: invalid'],

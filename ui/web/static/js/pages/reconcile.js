@@ -41,6 +41,7 @@ function account(data) {
     ? ['Collector counts since it started, ', timeEl(data.collector.since), '; ledger rows received since then. ']
     : ['This UI runs apart from the collector: its counts are in the metric otelcol_exporter_ledger_completeness_spans. Ledger rows of the last day. '];
   const intro = h('p', { class: 'muted', testid: 'completeness-since' }, since,
+    'Dropped in the app before export: what the applications\' own OpenTelemetry SDKs report they dropped (the Go SDK with OTEL_GO_X_OBSERVABILITY=true, sending metrics to the collector). ',
     'Calls the provider answered that no column counts were lost before Docket, in the application: the table above shows them.');
   if (rows.length === 0) {
     return [intro, empty('No calls in this range.', 'completeness-empty')];
