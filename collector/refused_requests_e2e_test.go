@@ -1,21 +1,15 @@
 package collector_test
 
 import (
-	"context"
 	"maps"
 	"net/http"
 	"testing"
-	"time"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/mem"
-	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
 
 	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/internal/conventions"
+	"github.com/docketlabs/docket/internal/otlptest"
 )
 
 // refusedRequestsMetric is the ledger exporter's export of the refused
@@ -59,8 +53,8 @@ func TestMalformedRequestsCountedPerTenant(t *testing.T) {
 		// wrong token is refused as malformed, of an unknown sender.
 		{"wrong token", "guess", codes.Internal},
 	} {
-		if code := c.sendRawGRPC(t, s.token, garbage); code != s.want {
-			t.Fatalf("grpc %s: %s, want %s", s.name, code, s.want)
+		if code, err := otlptest.SendRawTraces(c.grpcAddr, s.token, garbage); err != nil || code != s.want {
+			t.Fatalf("grpc %s: %s %v, want %s", s.name, code, err, s.want)
 		}
 	}
 	if code, _ := c.sendGRPC("guess", callTraces("guess-1", "")); code != codes.Unauthenticated {
@@ -103,28 +97,3 @@ func TestMalformedRequestsCountedPerTenant(t *testing.T) {
 		t.Errorf("API refused requests %v, want %v", api, wantAPI)
 	}
 }
-
-// sendRawGRPC sends body as the message of an OTLP/gRPC traces export.
-func (c *ingestCollector) sendRawGRPC(t *testing.T, token string, body []byte) codes.Code {
-	t.Helper()
-	conn, err := grpc.NewClient(c.grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
-	err = conn.Invoke(ctx, "/opentelemetry.proto.collector.trace.v1.TraceService/Export", body, new([]byte), grpc.ForceCodecV2(rawCodec{}))
-	return status.Code(err)
-}
-
-// rawCodec sends a []byte message as it is, under the protobuf codec's
-// name so the server decodes it as protobuf.
-type rawCodec struct{}
-
-func (rawCodec) Marshal(v any) (mem.BufferSlice, error) {
-	return mem.BufferSlice{mem.SliceBuffer(v.([]byte))}, nil
-}
-func (rawCodec) Unmarshal(mem.BufferSlice, any) error { return nil }
-func (rawCodec) Name() string                         { return "proto" }
