@@ -108,6 +108,11 @@ func (c *ingestCollector) postHTTP(token string, td ptrace.Traces) (int, error) 
 	if err != nil {
 		return 0, err
 	}
+	return c.postBody(token, body)
+}
+
+// postBody sends body as an OTLP/HTTP protobuf traces request.
+func (c *ingestCollector) postBody(token string, body []byte) (int, error) {
 	req, err := http.NewRequest(http.MethodPost, c.otlpURL, bytes.NewReader(body))
 	if err != nil {
 		return 0, err

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/docketlabs/docket/completeness"
+	"github.com/docketlabs/docket/internal/conventions"
 )
 
 func TestAccountCountsPerTenantAndStage(t *testing.T) {
@@ -73,19 +74,25 @@ func TestMetricExportedOnceWithTenantAndStageOnly(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	a := completeness.NewAccount()
-	const metricName = "spans"
+	const metricName, requestsName = "spans", "requests"
 	for _, name := range []string{"ledger", "ledger/2"} {
 		meter := mp.Meter(name)
 		c, err := meter.Int64ObservableCounter(metricName)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := a.Register(meter, c); err != nil {
+		r, err := meter.Int64ObservableCounter(requestsName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Register(meter, c, r); err != nil {
 			t.Fatal(err)
 		}
 	}
 	a.Add("acme", completeness.Received, 7)
 	a.Add("acme", completeness.RefusedRetry, 2)
+	a.Refuse("acme", completeness.RequestMalformed)
+	a.Refuse(conventions.UnknownTenant, completeness.RequestAuth)
 	points := func() map[string]int64 {
 		var rm metricdata.ResourceMetrics
 		if err := reader.Collect(context.Background(), &rm); err != nil {
@@ -94,24 +101,27 @@ func TestMetricExportedOnceWithTenantAndStageOnly(t *testing.T) {
 		out := map[string]int64{}
 		for _, sm := range rm.ScopeMetrics {
 			for _, m := range sm.Metrics {
-				if m.Name != metricName {
+				label := map[string]attribute.Key{metricName: "stage", requestsName: "reason"}[m.Name]
+				if label == "" {
 					continue
 				}
 				for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
 					if dp.Attributes.Len() != 2 {
-						t.Errorf("labels %v: want tenant and stage only", dp.Attributes.ToSlice())
+						t.Errorf("labels %v: want tenant and %s only", dp.Attributes.ToSlice(), label)
 					}
 					tenant, _ := dp.Attributes.Value(attribute.Key("tenant"))
-					stage, _ := dp.Attributes.Value(attribute.Key("stage"))
-					out[tenant.AsString()+"/"+stage.AsString()] += dp.Value
+					l, _ := dp.Attributes.Value(label)
+					out[tenant.AsString()+"/"+l.AsString()] += dp.Value
 				}
 			}
 		}
 		return out
 	}
 	got := points()
-	if got["acme/received"] != 7 || got["acme/refused_retry"] != 2 || got["acme/written"] != 0 || len(got) != len(completeness.Stages) {
-		t.Errorf("metric points %v (each point once, every stage)", got)
+	wantPoints := 2 * (len(completeness.Stages) + len(completeness.Refusals)) // acme and the unknown tenant
+	if got["acme/received"] != 7 || got["acme/refused_retry"] != 2 || got["acme/written"] != 0 ||
+		got["acme/malformed"] != 1 || got["acme/auth"] != 0 || got[conventions.UnknownTenant+"/auth"] != 1 || len(got) != wantPoints {
+		t.Errorf("metric points %v (each point once, every stage and refusal)", got)
 	}
 	if err := a.Unregister(); err != nil {
 		t.Fatal(err)
@@ -124,5 +134,36 @@ func TestMetricExportedOnceWithTenantAndStageOnly(t *testing.T) {
 	}
 	if got := points(); len(got) != 0 {
 		t.Errorf("after both stopped: %v", got)
+	}
+}
+
+// Running totals count their growth once, however often or late a total
+// is reported again, and series beyond MaxSeries are refused, not guessed.
+func TestReportTotalCountsGrowthOnce(t *testing.T) {
+	a := completeness.NewAccount()
+	for _, r := range []struct {
+		series string
+		total  int64
+	}{{"app-1", 5}, {"app-1", 5}, {"app-1", 9}, {"app-1", 7}, {"app-2", 3}, {"app-1", 12}} {
+		if !a.ReportTotal("acme", completeness.DroppedInApp, r.series, r.total) {
+			t.Fatalf("%v refused", r)
+		}
+	}
+	if got := a.Snapshot(nil).Tenants[0].Counts[completeness.DroppedInApp]; got != 15 {
+		t.Errorf("dropped in app %d, want 12 + 3", got)
+	}
+	for i := range completeness.MaxSeries - 2 {
+		if !a.ReportTotal("acme", completeness.DroppedInApp, fmt.Sprint("fill-", i), 0) {
+			t.Fatalf("series %d refused below the bound", i)
+		}
+	}
+	if a.ReportTotal("acme", completeness.DroppedInApp, "one-too-many", 1) {
+		t.Error("a series beyond MaxSeries was taken")
+	}
+	if !a.ReportTotal("acme", completeness.DroppedInApp, "app-1", 13) {
+		t.Error("a known series was refused at the bound")
+	}
+	if got := a.Snapshot(nil).Tenants[0].Counts[completeness.DroppedInApp]; got != 16 {
+		t.Errorf("dropped in app %d, want 16", got)
 	}
 }

@@ -136,7 +136,11 @@ func newTracerProvider(ctx context.Context, endpoint string, cfg exportConfig) (
 	if err != nil {
 		return nil, fmt.Errorf("resource: %w", err)
 	}
-	t := &tracing{self: newSDKSelfMetrics(res)}
+	self, err := newSDKSelfMetrics(ctx, res, endpoint)
+	if err != nil {
+		return nil, err
+	}
+	t := &tracing{self: self}
 	t.provider = sdktrace.NewTracerProvider(
 		sdktrace.WithBatcher(t.account.Exporter(exporter), cfg.spanProcessorOptions()...),
 		sdktrace.WithSpanProcessor(t.account.Processor()),
@@ -169,6 +173,9 @@ func (t *tracing) shutdown(timeout time.Duration) {
 		level = slog.LevelWarn
 	}
 	slog.Log(ctx, level, "spans not exported", "ended", t.account.ended.Load(), "not_exported", lost, "dropped_queue_full", dropped)
+	if err := t.self.Shutdown(ctx); err != nil {
+		slog.Warn("the SDK's dropped-span count did not reach the collector", "err", err)
+	}
 }
 
 // startFakeProvider serves the built-in OpenAI stand-in on a free loopback

@@ -8,12 +8,14 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/semconv/v1.43.0/otelconv"
 )
 
 // exportConfig sizes the SDK's batch span processor. The SDK's defaults (a
@@ -65,27 +67,58 @@ func (cfg exportConfig) spanProcessorOptions() []sdktrace.BatchSpanProcessorOpti
 
 // sdkSelfMetrics reads the Go SDK's own telemetry about its span processor
 // (OTEL_GO_X_OBSERVABILITY): the one place the SDK counts the spans it
-// dropped. It must be created before the tracer provider, whose batch
-// processor registers its instruments with the global meter provider.
+// dropped. It sends it to the collector with the spans, where Docket counts
+// it per tenant as dropped in the app before export, and reads it at exit
+// for the app's log. It must be created before the tracer provider, whose
+// batch processor registers its instruments with the global meter provider.
 type sdkSelfMetrics struct {
-	reader *sdkmetric.ManualReader
+	provider *sdkmetric.MeterProvider
+	reader   *sdkmetric.ManualReader
 }
 
 // newSDKSelfMetrics turns on the SDK's self-observability unless the
-// environment already decides it, and installs a meter provider that reads
-// it.
-func newSDKSelfMetrics(res *resource.Resource) *sdkSelfMetrics {
+// environment already decides it, and installs a meter provider that sends
+// it to the collector at endpoint (every 60 s, or OTEL_METRIC_EXPORT_INTERVAL
+// ms, and at exit) and reads it at exit.
+func newSDKSelfMetrics(ctx context.Context, res *resource.Resource, endpoint string) (*sdkSelfMetrics, error) {
 	if _, set := os.LookupEnv("OTEL_GO_X_OBSERVABILITY"); !set {
 		_ = os.Setenv("OTEL_GO_X_OBSERVABILITY", "true")
 	}
+	exp, err := otlpmetricgrpc.New(ctx, otlpmetricgrpc.WithEndpoint(endpoint), otlpmetricgrpc.WithInsecure())
+	if err != nil {
+		return nil, fmt.Errorf("otlp metric exporter: %w", err)
+	}
 	reader := sdkmetric.NewManualReader()
-	otel.SetMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader), sdkmetric.WithResource(res)))
-	return &sdkSelfMetrics{reader: reader}
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader), sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)),
+		sdkmetric.WithResource(res), sdkmetric.WithView(onlyDroppedSpans))
+	otel.SetMeterProvider(mp)
+	return &sdkSelfMetrics{provider: mp, reader: reader}, nil
+}
+
+// onlyDroppedSpans drops every instrument but the processors' span count.
+// The app sends no metrics of its own; the rest cost CPU on every request
+// for nobody (profiled under bench/appoverhead's load): otelhttp's request
+// histograms, and the SDK's per-span otel.sdk.span.started and .live,
+// which the self-observability switch turns on with the one wanted here.
+// A dropped instrument reports itself disabled, and the SDK skips it.
+func onlyDroppedSpans(inst sdkmetric.Instrument) (sdkmetric.Stream, bool) {
+	if inst.Name == processedSpansMetric {
+		return sdkmetric.Stream{}, false
+	}
+	return sdkmetric.Stream{Aggregation: sdkmetric.AggregationDrop{}}, true
+}
+
+// Shutdown sends the last counts.
+func (m *sdkSelfMetrics) Shutdown(ctx context.Context) error {
+	if err := m.provider.Shutdown(ctx); err != nil {
+		return fmt.Errorf("send SDK self-metrics: %w", err)
+	}
+	return nil
 }
 
 // processedSpansMetric is the SDK's count of spans its processors handled;
 // error.type=queue_full marks the ones dropped for a full queue.
-const processedSpansMetric = "otel.sdk.processor.span.processed"
+var processedSpansMetric = otelconv.SDKProcessorSpanProcessed{}.Name()
 
 // DroppedSpans is how many spans the SDK's processors dropped because their
 // queue was full.
@@ -105,7 +138,7 @@ func (m *sdkSelfMetrics) DroppedSpans(ctx context.Context) (int64, error) {
 				continue
 			}
 			for _, dp := range sum.DataPoints {
-				if v, ok := dp.Attributes.Value(attribute.Key("error.type")); ok && v.AsString() == "queue_full" {
+				if v, ok := dp.Attributes.Value(semconv.ErrorTypeKey); ok && v.AsString() == "queue_full" {
 					dropped += dp.Value
 				}
 			}

@@ -32,7 +32,11 @@ func (e *slowExporter) Shutdown(context.Context) error { return nil }
 func burst(t *testing.T, cfg exportConfig, n int, flush time.Duration) (exported, dropped, lost int64) {
 	t.Helper()
 	exp := &slowExporter{delay: 20 * time.Millisecond}
-	self := newSDKSelfMetrics(resource.Empty())
+	// Nothing listens there: the counts are read from the app's side only.
+	self, err := newSDKSelfMetrics(context.Background(), resource.Empty(), "127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var account spanAccount
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(account.Exporter(exp), cfg.spanProcessorOptions()...),
 		sdktrace.WithSpanProcessor(account.Processor()))
@@ -50,7 +54,7 @@ func burst(t *testing.T, cfg exportConfig, n int, flush time.Duration) (exported
 	ctx, cancel := context.WithTimeout(context.Background(), flush)
 	defer cancel()
 	_ = tp.Shutdown(ctx) // a flush that runs out of time is one of the losses measured
-	dropped, err := self.DroppedSpans(context.Background())
+	dropped, err = self.DroppedSpans(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,37 @@
 package otlpcheckextension
 
 import (
+	"context"
 	"testing"
 
-	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/extension/extensiontest"
 
+	"github.com/docketlabs/docket/extensions/otlpcheckextension/internal/metadata"
 	"github.com/docketlabs/docket/internal/configtest"
 )
 
 func TestConfig(t *testing.T) {
-	cfg := configtest.Load(t, "otlpcheck", NewFactory().CreateDefaultConfig(), nil)
-	if err := confmap.Validate(cfg); err != nil {
-		t.Fatal(err)
+	configtest.Check(t, NewFactory(), "", &Config{}, "")
+	configtest.Check(t, NewFactory(), "authenticated", &Config{Authenticator: component.MustNewID("tenantauth")}, "")
+}
+
+// An authenticator that does not exist, or cannot tell a tenant, stops
+// the collector at start rather than counting every gRPC refusal as the
+// unknown tenant's.
+func TestStartChecksTheAuthenticator(t *testing.T) {
+	for _, id := range []string{"tenantauth", "nop"} {
+		ext, err := NewFactory().Create(context.Background(), extensiontest.NewNopSettings(metadata.Type), &Config{Authenticator: component.MustNewID(id)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		host := hostWith{component.MustNewID("nop"): struct{ component.Component }{}}
+		if err := ext.Start(context.Background(), host); err == nil {
+			t.Errorf("%s: started", id)
+		}
 	}
 }
+
+type hostWith map[component.ID]component.Component
+
+func (h hostWith) GetExtensions() map[component.ID]component.Component { return h }

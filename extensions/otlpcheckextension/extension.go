@@ -3,11 +3,13 @@ package otlpcheckextension
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"strings"
 
+	"go.opentelemetry.io/collector/client"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/extension/extensionmiddleware"
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
@@ -17,6 +19,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/docketlabs/docket/completeness"
+	"github.com/docketlabs/docket/internal/conventions"
 )
 
 // The OTLP receiver (v0.161.0, otlphttp.go) answers a JSON request whose
@@ -29,16 +34,89 @@ var receiverFallback = []byte(`{"code": 13, "message": "failed to marshal error 
 const jsonContentType = "application/json"
 
 type otlpCheck struct {
-	component.StartFunc
 	component.ShutdownFunc
+	cfg *Config
+	// account counts the requests refused as malformed.
+	account *completeness.Account
+	// resolver is the configured authenticator, set at Start.
+	resolver tenantResolver
 }
 
-var _ extensionmiddleware.HTTPServer = (*otlpCheck)(nil)
+// tenantResolver is what the configured authenticator (tenantauth) offers:
+// the tenant a request's credentials name, without counting a refusal as
+// its Authenticate does (the receiver's own call counts those).
+type tenantResolver interface {
+	TenantOf(ctx context.Context, headers map[string][]string) (string, error)
+}
+
+var (
+	_ extensionmiddleware.HTTPServer = (*otlpCheck)(nil)
+	_ extensionmiddleware.GRPCServer = (*otlpCheck)(nil)
+)
+
+func (c *otlpCheck) Start(_ context.Context, host component.Host) error {
+	if c.cfg.Authenticator == (component.ID{}) {
+		return nil
+	}
+	ext, ok := host.GetExtensions()[c.cfg.Authenticator]
+	if !ok {
+		return fmt.Errorf("otlpcheck: authenticator %q is not an extension of this collector", c.cfg.Authenticator)
+	}
+	if c.resolver, ok = ext.(tenantResolver); !ok {
+		return fmt.Errorf("otlpcheck: extension %q does not tell a request's tenant (use tenantauth)", c.cfg.Authenticator)
+	}
+	return nil
+}
 
 func (c *otlpCheck) GetHTTPHandler(context.Context) (extensionmiddleware.WrapHTTPHandlerFunc, error) {
 	return func(_ context.Context, next http.Handler) (http.Handler, error) {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { serve(next, w, r) }), nil
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			sw := &statusWriter{ResponseWriter: w}
+			serve(next, sw, r)
+			if r.Method == http.MethodPost && malformedStatus(sw.code) {
+				c.account.Refuse(httpTenant(r), completeness.RequestMalformed)
+			}
+		}), nil
 	}, nil
+}
+
+// malformedStatus tells the answers the receiver and this middleware give
+// a body they cannot decode: 400 (an oversized body included) and 415.
+func malformedStatus(code int) bool {
+	return code == http.StatusBadRequest || code == http.StatusRequestEntityTooLarge || code == http.StatusUnsupportedMediaType
+}
+
+// httpTenant is the tenant the receiver's authenticator found: on
+// OTLP/HTTP it runs before the middlewares, so a refused body's sender is
+// known. Without an authenticator (the loopback dev shape) the tenant is
+// in the body that could not be read.
+func httpTenant(r *http.Request) string {
+	if auth := client.FromContext(r.Context()).Auth; auth != nil {
+		if t, ok := auth.GetAttribute(conventions.AuthTenantAttribute).(string); ok && conventions.ValidTenant(t) {
+			return t
+		}
+	}
+	return conventions.UnknownTenant
+}
+
+// statusWriter remembers the status of the answer.
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(p []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	return w.ResponseWriter.Write(p)
 }
 
 func serve(next http.Handler, w http.ResponseWriter, r *http.Request) {

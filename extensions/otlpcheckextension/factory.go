@@ -1,6 +1,7 @@
-// Package otlpcheckextension is an HTTP server middleware for the OTLP
-// receiver: a malformed OTLP/JSON request gets 400 with an OTLP status
-// rather than 500.
+// Package otlpcheckextension is a server middleware for the OTLP receiver:
+// a malformed OTLP/JSON request gets 400 with an OTLP status rather than
+// 500, and every request refused as malformed, over HTTP or gRPC, is
+// counted per tenant in the completeness account.
 package otlpcheckextension
 
 //go:generate mdatagen metadata.yaml
@@ -11,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/extension"
 
+	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/extensions/otlpcheckextension/internal/metadata"
 )
 
@@ -21,6 +23,6 @@ func NewFactory() extension.Factory {
 
 func createDefaultConfig() component.Config { return &Config{} }
 
-func create(context.Context, extension.Settings, component.Config) (extension.Extension, error) {
-	return &otlpCheck{}, nil
+func create(_ context.Context, _ extension.Settings, cfg component.Config) (extension.Extension, error) {
+	return &otlpCheck{cfg: cfg.(*Config), account: completeness.Process}, nil
 }

@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/peer"
 
+	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/internal/conventions"
 )
 
@@ -34,9 +35,11 @@ var (
 )
 
 type authenticator struct {
-	cfg    *Config
-	tokens []entry
-	certs  map[string]string // certificate name → tenant
+	cfg *Config
+	// account counts refused requests.
+	account *completeness.Account
+	tokens  []entry
+	certs   map[string]string // certificate name → tenant
 }
 
 var (
@@ -69,31 +72,39 @@ func (a *authenticator) Shutdown(context.Context) error { return nil }
 // Authenticate accepts a request carrying "Authorization: Bearer TOKEN" for
 // a listed token, or, with certificates configured and no Authorization
 // header, a verified client certificate of a listed name, and records the
-// tenant in client.Info.Auth.
+// tenant in client.Info.Auth. A refused request is counted in the
+// completeness account under the unknown tenant.
 func (a *authenticator) Authenticate(ctx context.Context, sources map[string][]string) (context.Context, error) {
-	if _, sent := authorization(sources); sent || len(a.certs) == 0 {
-		tenant, err := a.tokenTenant(sources)
-		if err != nil {
-			return ctx, err
-		}
-		return withTenant(ctx, tenant), nil
+	tenant, err := a.TenantOf(ctx, sources)
+	if err != nil {
+		a.account.Refuse(conventions.UnknownTenant, completeness.RequestAuth)
+		return ctx, err
 	}
-	p, ok := peer.FromContext(ctx)
-	if !ok {
+	if tenant == "" {
 		// OTLP/HTTP: the certificate is not visible here; the middleware
 		// (GetHTTPHandler) decides, and without it the tenant processor
 		// refuses a request that has no identity.
 		return ctx, nil
 	}
+	return withTenant(ctx, tenant), nil
+}
+
+// TenantOf returns the tenant of a request's credentials as Authenticate
+// decides it, without counting a refusal; "" when the certificate of an
+// OTLP/HTTP request is left to the middleware.
+func (a *authenticator) TenantOf(ctx context.Context, sources map[string][]string) (string, error) {
+	if _, sent := authorization(sources); sent || len(a.certs) == 0 {
+		return a.tokenTenant(sources)
+	}
+	p, ok := peer.FromContext(ctx)
+	if !ok {
+		return "", nil
+	}
 	var state *tls.ConnectionState
 	if info, isTLS := p.AuthInfo.(credentials.TLSInfo); isTLS {
 		state = &info.State
 	}
-	tenant, err := a.certTenant(state)
-	if err != nil {
-		return ctx, err
-	}
-	return withTenant(ctx, tenant), nil
+	return a.certTenant(state)
 }
 
 // GetHTTPHandler gives OTLP/HTTP receivers the certificate check the
@@ -105,6 +116,7 @@ func (a *authenticator) GetHTTPHandler(context.Context) (extensionmiddleware.Wra
 			if client.FromContext(r.Context()).Auth == nil {
 				tenant, err := a.certTenant(r.TLS)
 				if err != nil {
+					a.account.Refuse(conventions.UnknownTenant, completeness.RequestAuth)
 					http.Error(w, err.Error(), http.StatusUnauthorized)
 					return
 				}

@@ -23,6 +23,7 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/peer"
 
+	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/extensions/tenantauthextension/internal/metadata"
 	"github.com/docketlabs/docket/internal/conventions"
 )
@@ -184,4 +185,30 @@ func TestClientCertificates(t *testing.T) {
 		assert.Equal(t, tc.code, w.Code, tc.name)
 		assert.Equal(t, tc.tenant, seen, tc.name)
 	}
+}
+
+// A refused request is counted under the unknown tenant; TenantOf, which
+// the otlpcheck middleware asks for a request gRPC refused before
+// authenticating it, answers the same and counts nothing.
+func TestRefusalsCountedOnceUnderTheUnknownTenant(t *testing.T) {
+	auth := started(t, &Config{Tokens: []Token{{Tenant: "acme", SHA256: acmeHash}}}).(*authenticator)
+	auth.account = completeness.NewAccount()
+	bad := map[string][]string{"authorization": {"Bearer guess"}}
+	good := map[string][]string{"authorization": {"Bearer s3cret-acme"}}
+	_, err := auth.Authenticate(context.Background(), bad)
+	require.Error(t, err)
+	_, err = auth.Authenticate(context.Background(), good)
+	require.NoError(t, err)
+	_, err = auth.TenantOf(context.Background(), bad)
+	require.Error(t, err)
+	tenant, err := auth.TenantOf(context.Background(), good)
+	require.NoError(t, err)
+	assert.Equal(t, "acme", tenant)
+	got := map[string]map[completeness.Refusal]int64{}
+	for _, tn := range auth.account.Snapshot(nil).Tenants {
+		got[tn.Tenant] = tn.RefusedRequests
+	}
+	assert.Equal(t, map[string]map[completeness.Refusal]int64{
+		conventions.UnknownTenant: {completeness.RequestAuth: 1, completeness.RequestMalformed: 0},
+	}, got)
 }

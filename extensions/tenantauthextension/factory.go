@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/extension"
 
+	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/extensions/tenantauthextension/internal/metadata"
 )
 
@@ -24,5 +25,5 @@ func NewFactory() extension.Factory {
 func createDefaultConfig() component.Config { return &Config{} }
 
 func create(_ context.Context, _ extension.Settings, cfg component.Config) (extension.Extension, error) {
-	return &authenticator{cfg: cfg.(*Config)}, nil
+	return &authenticator{cfg: cfg.(*Config), account: completeness.Process}, nil
 }

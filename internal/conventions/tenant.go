@@ -23,13 +23,17 @@ const (
 	DefaultTenant = "default"
 	// MaxTenantLen bounds a tenant name in bytes.
 	MaxTenantLen = 512
+	// UnknownTenant labels counts of requests whose tenant nobody knows
+	// (credentials that name none, a body that could not be read on a
+	// receiver without authentication). Reserved: no tenant has this name.
+	UnknownTenant = "_unknown"
 )
 
 // ValidTenant reports whether s can name a tenant: 1 to MaxTenantLen bytes
-// of valid UTF-8 without control characters. It is the one rule every
-// component applies, so a resource never has two tenants.
+// of valid UTF-8 without control characters, other than UnknownTenant. It
+// is the one rule every component applies, so a resource never has two tenants.
 func ValidTenant(s string) bool {
-	return s != "" && len(s) <= MaxTenantLen && utf8.ValidString(s) &&
+	return s != "" && s != UnknownTenant && len(s) <= MaxTenantLen && utf8.ValidString(s) &&
 		!strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
 }
 

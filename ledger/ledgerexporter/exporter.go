@@ -94,7 +94,7 @@ func (e *ledgerExporter) start(ctx context.Context, host component.Host) error {
 	if registerErr := e.tel.RegisterExporterLedgerStorageAvailableCallback(e.health.observe); registerErr != nil {
 		return fmt.Errorf("ledger: register metrics: %w", registerErr)
 	}
-	if err = e.account.Register(e.meter, e.tel.ExporterLedgerCompletenessSpans); err != nil {
+	if err = e.account.Register(e.meter, e.tel.ExporterLedgerCompletenessSpans, e.tel.ExporterLedgerCompletenessRequestsRefused); err != nil {
 		return err
 	}
 	e.registered = true

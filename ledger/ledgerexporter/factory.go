@@ -29,7 +29,8 @@ var componentType = component.MustNewType(typeStr)
 func NewFactory() exporter.Factory {
 	return exporter.NewFactory(componentType, createDefaultConfig,
 		exporter.WithTraces(createTraces, component.StabilityLevelDevelopment),
-		exporter.WithLogs(createLogs, component.StabilityLevelDevelopment))
+		exporter.WithLogs(createLogs, component.StabilityLevelDevelopment),
+		exporter.WithMetrics(createMetrics, component.StabilityLevelDevelopment))
 }
 
 func createDefaultConfig() component.Config {

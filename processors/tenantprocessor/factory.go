@@ -27,6 +27,7 @@ func NewFactory() processor.Factory {
 		func() component.Config { return createDefaultConfig() },
 		processor.WithTraces(createTraces, metadata.TracesStability),
 		processor.WithLogs(createLogs, metadata.LogsStability),
+		processor.WithMetrics(createMetrics, metadata.MetricsStability),
 	)
 }
 
@@ -61,5 +62,14 @@ func createLogs(ctx context.Context, set processor.Settings, cfg component.Confi
 		return nil, fmt.Errorf("tenant: create logs processor: %w", err)
 	}
 	return processorhelper.NewLogs(ctx, set, cfg, next, p.processLogs,
+		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}))
+}
+
+func createMetrics(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Metrics) (processor.Metrics, error) {
+	p, err := newProcessor(set, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("tenant: create metrics processor: %w", err)
+	}
+	return processorhelper.NewMetrics(ctx, set, cfg, next, p.processMetrics,
 		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}))
 }

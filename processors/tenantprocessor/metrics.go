@@ -15,8 +15,9 @@ import (
 type signal string
 
 const (
-	signalTraces signal = "traces"
-	signalLogs   signal = "logs"
+	signalTraces  signal = "traces"
+	signalLogs    signal = "logs"
+	signalMetrics signal = "metrics"
 )
 
 // Outcomes of a record.

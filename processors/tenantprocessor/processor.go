@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -52,6 +53,39 @@ func (p *tenantProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.L
 		rs[i] = resource{res: rls.At(i).Resource(), records: int64(n)}
 	}
 	return ld, p.stamp(ctx, signalLogs, rs)
+}
+
+// processMetrics stamps metrics too: the ledger exporter counts an
+// application's own dropped-span count under the tenant of its resource.
+func (p *tenantProcessor) processMetrics(ctx context.Context, md pmetric.Metrics) (pmetric.Metrics, error) {
+	rms := md.ResourceMetrics()
+	rs := make([]resource, rms.Len())
+	for i := range rms.Len() {
+		var n int
+		for _, sm := range rms.At(i).ScopeMetrics().All() {
+			for _, m := range sm.Metrics().All() {
+				n += dataPoints(m)
+			}
+		}
+		rs[i] = resource{res: rms.At(i).Resource(), records: int64(n)}
+	}
+	return md, p.stamp(ctx, signalMetrics, rs)
+}
+
+func dataPoints(m pmetric.Metric) int {
+	switch m.Type() {
+	case pmetric.MetricTypeGauge:
+		return m.Gauge().DataPoints().Len()
+	case pmetric.MetricTypeSum:
+		return m.Sum().DataPoints().Len()
+	case pmetric.MetricTypeHistogram:
+		return m.Histogram().DataPoints().Len()
+	case pmetric.MetricTypeExponentialHistogram:
+		return m.ExponentialHistogram().DataPoints().Len()
+	case pmetric.MetricTypeSummary:
+		return m.Summary().DataPoints().Len()
+	}
+	return 0
 }
 
 // stamp sets the tenant of every resource of one request, or refuses the

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor/processortest"
 	"google.golang.org/grpc/codes"
@@ -236,4 +237,28 @@ func TestLogs(t *testing.T) {
 		"outcome=authenticated,signal=logs,tenant=acme": 1,
 		"outcome=refused,signal=logs,tenant=acme":       1,
 	}, h.counts())
+}
+
+// Metrics get the sender's authenticated tenant like spans: the ledger
+// exporter counts an application's dropped-span report under it, so a
+// sender must not be able to charge it to another tenant.
+func TestMetricsStampedWithTheAuthenticatedTenant(t *testing.T) {
+	sink := new(consumertest.MetricsSink)
+	cfg := createDefaultConfig()
+	cfg.OnMismatch = MismatchFlag
+	p, err := NewFactory().CreateMetrics(context.Background(), processortest.NewNopSettings(metadata.Type), cfg, sink)
+	require.NoError(t, err)
+	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
+	defer func() { require.NoError(t, p.Shutdown(context.Background())) }()
+	md := pmetric.NewMetrics()
+	rm := md.ResourceMetrics().AppendEmpty()
+	rm.Resource().Attributes().PutStr(conventions.TenantAttribute, "globex")
+	rm.ScopeMetrics().AppendEmpty().Metrics().AppendEmpty().SetEmptySum().DataPoints().AppendEmpty().SetIntValue(3)
+	require.NoError(t, p.ConsumeMetrics(as("acme"), md))
+	got := sink.AllMetrics()[0].ResourceMetrics().At(0).Resource().Attributes()
+	tenant, _ := got.Get(conventions.TenantAttribute)
+	claimed, _ := got.Get(conventions.TenantClaimedAttribute)
+	assert.Equal(t, "acme", tenant.Str())
+	assert.Equal(t, "globex", claimed.Str())
+	require.Error(t, p.ConsumeMetrics(context.Background(), md), "a sender without identity")
 }

@@ -11,7 +11,10 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"google.golang.org/grpc/codes"
 
+	"github.com/docketlabs/docket/internal/conventions"
+	"github.com/docketlabs/docket/internal/otlptest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ui/apiclient"
 )
@@ -27,6 +30,10 @@ func TestReconciliationPageInChromium(t *testing.T) {
 		traces = append(traces, s.ask(fmt.Sprintf("user%04d@example.com", i), fmt.Sprintf("Where is order %d?", i)))
 	}
 	s.flush()
+	// A body that is not OTLP, from a sender no credentials name.
+	if code, err := otlptest.SendRawTraces(s.otlp, "", []byte{0xff, 0xff, 0xff}); err != nil || code != codes.Internal {
+		t.Fatalf("malformed export: %s %v", code, err)
+	}
 	p := newPage(t, s.uiURL, t.TempDir())
 	const adminPW = "admin passphrase for the reconcile test"
 	p.visit("/reconcile")
@@ -101,6 +108,17 @@ func TestReconciliationPageInChromium(t *testing.T) {
 	}
 	if got := p.text(chromedp.CSS(acct + ` [data-field="pending"]`)); got != "0" {
 		t.Errorf("in queue or lost shown as %q, want 0", got)
+	}
+	// The malformed request, per tenant and reason: the unknown sender's.
+	for tenant, want := range map[string]string{conventions.UnknownTenant: "1", c.Tenant: "0"} {
+		row := fmt.Sprintf(`[data-testid="completeness-row"][data-tenant=%q]`, tenant)
+		p.do("the completeness row of "+tenant, chromedp.WaitVisible(row))
+		if got := p.text(chromedp.CSS(row + ` [data-field="refused_malformed"]`)); got != want {
+			t.Errorf("%s: requests refused as malformed shown as %q, want %s", tenant, got, want)
+		}
+	}
+	if got := p.text(chromedp.CSS(acct + ` [data-field="dropped_in_app"]`)); got != "0" {
+		t.Errorf("dropped in the app shown as %q, want 0 (the app blocks rather than drop)", got)
 	}
 	p.shot("reconcile")
 }

@@ -28,13 +28,15 @@ test('every state has a label', () => {
 
 test('completeness rows join both sides per tenant; a side that did not count is null, not 0', () => {
   const rows = rec.completenessRows({
-    collector: { since: '2026-12-02T00:00:00Z', tenants: [{ tenant: 'b', counts: { received: 3, written: 2 }, pending: 1 }] },
+    collector: { since: '2026-12-02T00:00:00Z', tenants: [{ tenant: 'b', counts: { received: 3, written: 2 }, refused_requests: { malformed: 4 }, pending: 1 }] },
     ledger: [{ tenant: 'a', spans: 5, flagged: 0, conflicts: 1 }, { tenant: 'b', spans: 2, flagged: 1, conflicts: 0 }],
   });
   assert.deepEqual(rows.map((r) => r.tenant), ['a', 'b']);
   assert.equal(rows[0].collector, null);
   assert.equal(rows[0].ledger.spans, 5);
   assert.equal(rows[1].collector.received, 3);
+  assert.equal(rows[1].refused.malformed, 4);
+  assert.equal(rows[0].refused, null);
   assert.equal(rows[1].pending, 1);
   assert.deepEqual(rec.completenessRows({ collector: null, ledger: [] }), []);
   assert.equal(rec.pending(null), '—');

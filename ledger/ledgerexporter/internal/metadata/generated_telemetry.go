@@ -25,21 +25,22 @@ func Tracer(settings component.TelemetrySettings) trace.Tracer {
 // TelemetryBuilder provides an interface for components to report telemetry
 // as defined in metadata and user config.
 type TelemetryBuilder struct {
-	meter                                    metric.Meter
-	mu                                       sync.Mutex
-	registrations                            []metric.Registration
-	ExporterLedgerCallsCostUnknown           metric.Int64Counter
-	ExporterLedgerCallsWritten               metric.Int64Counter
-	ExporterLedgerCompletenessSpans          metric.Int64ObservableCounter
-	ExporterLedgerEvidenceSpansWritten       metric.Int64Counter
-	ExporterLedgerLogRecordsUnlinked         metric.Int64Counter
-	ExporterLedgerLogRefsWritten             metric.Int64Counter
-	ExporterLedgerQueueMetadataWriteFailures metric.Int64Counter
-	ExporterLedgerRequestSpansDropped        metric.Int64Counter
-	ExporterLedgerSpansRefused               metric.Int64Counter
-	ExporterLedgerSpansRekeyed               metric.Int64Counter
-	ExporterLedgerStorageAvailable           metric.Int64ObservableGauge
-	ExporterLedgerWriteFailures              metric.Int64Counter
+	meter                                     metric.Meter
+	mu                                        sync.Mutex
+	registrations                             []metric.Registration
+	ExporterLedgerCallsCostUnknown            metric.Int64Counter
+	ExporterLedgerCallsWritten                metric.Int64Counter
+	ExporterLedgerCompletenessRequestsRefused metric.Int64ObservableCounter
+	ExporterLedgerCompletenessSpans           metric.Int64ObservableCounter
+	ExporterLedgerEvidenceSpansWritten        metric.Int64Counter
+	ExporterLedgerLogRecordsUnlinked          metric.Int64Counter
+	ExporterLedgerLogRefsWritten              metric.Int64Counter
+	ExporterLedgerQueueMetadataWriteFailures  metric.Int64Counter
+	ExporterLedgerRequestSpansDropped         metric.Int64Counter
+	ExporterLedgerSpansRefused                metric.Int64Counter
+	ExporterLedgerSpansRekeyed                metric.Int64Counter
+	ExporterLedgerStorageAvailable            metric.Int64ObservableGauge
+	ExporterLedgerWriteFailures               metric.Int64Counter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -51,6 +52,21 @@ type telemetryBuilderOptionFunc func(mb *TelemetryBuilder)
 
 func (tbof telemetryBuilderOptionFunc) apply(mb *TelemetryBuilder) {
 	tbof(mb)
+}
+
+// RegisterExporterLedgerCompletenessRequestsRefusedCallback sets callback for observable ExporterLedgerCompletenessRequestsRefused metric.
+func (builder *TelemetryBuilder) RegisterExporterLedgerCompletenessRequestsRefusedCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ExporterLedgerCompletenessRequestsRefused, obs: o})
+		return nil
+	}, builder.ExporterLedgerCompletenessRequestsRefused)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
 }
 
 // RegisterExporterLedgerCompletenessSpansCallback sets callback for observable ExporterLedgerCompletenessSpans metric.
@@ -121,6 +137,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_exporter_ledger_calls_written",
 		metric.WithDescription("LLM call rows written to the ledger (retried batches count again). [Development]"),
 		metric.WithUnit("{call}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ExporterLedgerCompletenessRequestsRefused, err = builder.meter.Int64ObservableCounter(
+		"otelcol_exporter_ledger_completeness_requests_refused",
+		metric.WithDescription("OTLP requests per tenant refused before their spans could be counted (reason), since the process started. [Development]"),
+		metric.WithUnit("{request}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ExporterLedgerCompletenessSpans, err = builder.meter.Int64ObservableCounter(

@@ -14,6 +14,7 @@ var (
 )
 
 const (
-	TracesStability = component.StabilityLevelDevelopment
-	LogsStability   = component.StabilityLevelDevelopment
+	TracesStability  = component.StabilityLevelDevelopment
+	LogsStability    = component.StabilityLevelDevelopment
+	MetricsStability = component.StabilityLevelDevelopment
 )

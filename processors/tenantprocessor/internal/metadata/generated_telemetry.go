@@ -60,7 +60,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	var err, errs error
 	builder.ProcessorTenantRecords, err = builder.meter.Int64Counter(
 		"otelcol_processor_tenant_records",
-		metric.WithDescription("Spans and log records by where their tenant came from and what became of them. [Development]"),
+		metric.WithDescription("Spans, log records and metric data points by where their tenant came from and what became of them. [Development]"),
 		metric.WithUnit("{record}"),
 	)
 	errs = errors.Join(errs, err)

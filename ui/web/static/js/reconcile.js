@@ -40,12 +40,20 @@ export function stateLabel(state) {
 // COLLECTOR_STAGES: the collector's account per tenant (package
 // completeness), in the order spans pass them, with their column titles.
 export const COLLECTOR_STAGES = [
+  ['dropped_in_app', 'Dropped in the app before export'],
   ['refused_auth', 'Refused: identity'],
   ['refused_retry', 'Refused: retry later'],
   ['refused_invalid', 'Refused: invalid'],
   ['received', 'Received'],
   ['flagged', 'Flagged'],
   ['written', 'Written'],
+];
+
+// REFUSALS: requests the collector refused before their spans could be
+// counted (package completeness), with their column titles.
+export const REFUSALS = [
+  ['auth', 'Requests refused: identity'],
+  ['malformed', 'Requests refused: malformed'],
 ];
 
 // completenessRows joins, per tenant, the collector's account and the
@@ -56,7 +64,7 @@ export function completenessRows(data) {
   const byTenant = new Map();
   const row = (tenant) => {
     if (!byTenant.has(tenant)) {
-      byTenant.set(tenant, { tenant, collector: null, pending: null, ledger: null });
+      byTenant.set(tenant, { tenant, collector: null, refused: null, pending: null, ledger: null });
     }
     return byTenant.get(tenant);
   };
@@ -64,6 +72,7 @@ export function completenessRows(data) {
   for (const t of (collector && collector.tenants) || []) {
     const r = row(t.tenant);
     r.collector = t.counts || {};
+    r.refused = t.refused_requests || {};
     r.pending = t.pending;
   }
   for (const l of (data && data.ledger) || []) {

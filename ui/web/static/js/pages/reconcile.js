@@ -41,21 +41,26 @@ function account(data) {
     ? ['Collector counts since it started, ', timeEl(data.collector.since), '; ledger rows received since then. ']
     : ['This UI runs apart from the collector: its counts are in the metric otelcol_exporter_ledger_completeness_spans. Ledger rows of the last day. '];
   const intro = h('p', { class: 'muted', testid: 'completeness-since' }, since,
+    'Dropped in the app before export: what the applications\' own OpenTelemetry SDKs report they dropped (the Go SDK with OTEL_GO_X_OBSERVABILITY=true, sending metrics to the collector). ',
     'Calls the provider answered that no column counts were lost before Docket, in the application: the table above shows them.');
   if (rows.length === 0) {
     return [intro, empty('No calls in this range.', 'completeness-empty')];
   }
   const val = (side, key) => (side ? fmt.count(side[key] || 0) : fmt.UNKNOWN_COST);
-  const headers = ['Tenant', ...rec.COLLECTOR_STAGES.map(([, label]) => n(label)), n('In queue or lost'),
+  const headers = ['Tenant', ...rec.REFUSALS.map(([, label]) => n(label)),
+    ...rec.COLLECTOR_STAGES.map(([, label]) => n(label)), n('In queue or lost'),
     n('Ledger calls'), n('Ledger flagged'), n('Conflicts')];
   return [intro, table({ testid: 'completeness-table' }, headers, rows.map((r) => h('tr', { testid: 'completeness-row', 'data-tenant': r.tenant },
     td(r.tenant === '' ? '(no identity)' : r.tenant, { class: 'mono', field: 'tenant' }),
+    rec.REFUSALS.map(([reason]) => num(val(r.refused, reason), { field: `refused_${reason}` })),
     rec.COLLECTOR_STAGES.map(([stage]) => num(val(r.collector, stage), { field: stage })),
     num(rec.pending(r.pending), { field: 'pending' }),
     num(val(r.ledger, 'spans'), { field: 'ledger_spans' }),
     num(val(r.ledger, 'flagged'), { field: 'ledger_flagged' }),
     num(val(r.ledger, 'conflicts'), { field: 'ledger_conflicts' })))),
-  h('p', { class: 'muted' }, 'Refused to retry later: the sender keeps the spans and sends them again. ',
+  h('p', { class: 'muted' }, 'Requests refused count requests, not spans: how many spans a refused request carried is not known. ',
+    'Those of senders whose credentials named no tenant count under the reserved unknown tenant. ',
+    'Refused to retry later: the sender keeps the spans and sends them again. ',
     'Flagged: stored with a value the conventions reject left out. Conflicts: sent again with other content; the first stays.')];
 }
 
