@@ -116,7 +116,9 @@ func TestTwoReplicasOneRunner(t *testing.T) {
 	host := startStorage(t)
 	cfg := NewFactory().CreateDefaultConfig().(*Config)
 	cfg.Interval = 150 * time.Millisecond
-	cfg.Lease = LeaseConfig{TTL: 1500 * time.Millisecond, RenewInterval: 300 * time.Millisecond}
+	// Renewals every 500ms with 3.6s of trust: a loaded machine delays a few
+	// without handing the lease over mid-test.
+	cfg.Lease = LeaseConfig{TTL: 4 * time.Second, RenewInterval: 500 * time.Millisecond}
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
