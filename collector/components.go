@@ -34,6 +34,8 @@ import (
 	"github.com/docketlabs/docket/extensions/otlpcheckextension"
 	"github.com/docketlabs/docket/extensions/tenantauthextension"
 	"github.com/docketlabs/docket/ledger/ledgerexporter"
+	"github.com/docketlabs/docket/ledger/ledgerstorageextension"
+	"github.com/docketlabs/docket/ledger/lifecycle/lifecycleextension"
 	"github.com/docketlabs/docket/processors/contentrefprocessor"
 	"github.com/docketlabs/docket/processors/sqlsanitizerprocessor"
 	"github.com/docketlabs/docket/processors/tenantprocessor"
@@ -84,6 +86,8 @@ func Components() (otelcol.Factories, error) {
 		uiextension.NewFactory(),
 		reconcileextension.NewFactory(),
 		contentstoreextension.NewFactory(),
+		ledgerstorageextension.NewFactory(),
+		lifecycleextension.NewFactory(),
 		tenantauthextension.NewFactory(),
 		oidcauthextension.NewFactory(),
 		otlpcheckextension.NewFactory(),

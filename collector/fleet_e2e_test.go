@@ -260,7 +260,7 @@ func (f *fleet) proc(name, config string, env ...string) *fleetProc {
 func (f *fleet) addGateway(config string) *fleetProc {
 	name := fmt.Sprintf("gateway-%d", len(f.gateways))
 	p := f.proc(name, config)
-	p.env = append(p.env,
+	p.env = append(append(p.env, f.contentEnv()...),
 		"DOCKET_LEDGER_STORAGE="+embeddedLedger(filepath.Join(f.dir, name, "ledger")),
 		"DOCKET_GATEWAY_ENDPOINT="+p.grpcAddr,
 		"DOCKET_GATEWAY_CERT="+f.serverCert, "DOCKET_GATEWAY_KEY="+f.serverCert+".key",
@@ -272,16 +272,21 @@ func (f *fleet) addGateway(config string) *fleetProc {
 	return p
 }
 
+// contentEnv is the content store of agents and gateways (the gateways'
+// lifecycle deletes and holds its objects).
+func (f *fleet) contentEnv() []string {
+	return []string{"DOCKET_S3_ENDPOINT=" + f.s3.Endpoint, "DOCKET_S3_ACCESS_KEY=" + f.s3.AccessKey, "DOCKET_S3_SECRET_KEY=" + f.s3.SecretKey,
+		"DOCKET_CONTENT_SECRET=" + strings.Repeat("c", 32)}
+}
+
 // addAgent prepares an agent on deploy/agent.yaml routing to gateways.
 func (f *fleet) addAgent(gateways ...*fleetProc) *fleetProc {
 	p := f.proc(fmt.Sprintf("agent-%d", len(f.agents)), "../deploy/agent.yaml")
-	p.env = append(p.env,
+	p.env = append(append(p.env, f.contentEnv()...),
 		"DOCKET_OTLP_GRPC_ENDPOINT="+p.grpcAddr, "DOCKET_OTLP_HTTP_ENDPOINT=127.0.0.1:"+proctest.FreePort(f.t),
 		"DOCKET_OTLP_CERT="+f.serverCert, "DOCKET_OTLP_KEY="+f.serverCert+".key",
 		"DOCKET_INGEST_TOKENS="+f.tokens,
 		"DOCKET_GATEWAY_CA="+f.caFile, "DOCKET_AGENT_CERT="+f.clientCert, "DOCKET_AGENT_KEY="+f.clientCert+".key",
-		"DOCKET_S3_ENDPOINT="+f.s3.Endpoint, "DOCKET_S3_ACCESS_KEY="+f.s3.AccessKey, "DOCKET_S3_SECRET_KEY="+f.s3.SecretKey,
-		"DOCKET_CONTENT_SECRET="+strings.Repeat("c", 32),
 		"DOCKET_DATA="+p.dir,
 	)
 	p.setGateways(gateways...)
@@ -747,8 +752,8 @@ func TestCanaryRollout(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	unreachable := fmt.Sprintf("storage: {clickhouse: {dsn: 'http://127.0.0.1:%s/docket', allow_unauthenticated: true}}", proctest.FreePort(t))
-	bad := candidate("bad.yaml", "storage: ${env:DOCKET_LEDGER_STORAGE}", unreachable)
+	unreachable := fmt.Sprintf("ledgerstorage: {clickhouse: {dsn: 'http://127.0.0.1:%s/docket', allow_unauthenticated: true}}", proctest.FreePort(t))
+	bad := candidate("bad.yaml", "ledgerstorage: ${env:DOCKET_LEDGER_STORAGE}", unreachable)
 	// A gateway answers only once the ledger holds a batch, so a ledger it
 	// cannot write shows as refused spans (error rate) or, while its
 	// requests hang until the agents' deadline, as no traffic.

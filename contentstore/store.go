@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/collector/component"
 	"go.uber.org/zap"
 )
 
@@ -66,6 +67,24 @@ type Store interface {
 // contentstore extension; processors find it among the host's extensions.
 type Provider interface {
 	ContentStore() Store
+}
+
+// Lookup finds the content store of extension id among the host's
+// extensions.
+func Lookup(host component.Host, id component.ID) (Store, error) {
+	ext, ok := host.GetExtensions()[id]
+	if !ok {
+		return nil, fmt.Errorf("content store extension %s is not in service.extensions", id)
+	}
+	prov, ok := ext.(Provider)
+	if !ok {
+		return nil, fmt.Errorf("extension %s is not a content store", id)
+	}
+	st := prov.ContentStore()
+	if st == nil {
+		return nil, fmt.Errorf("content store extension %s has not started", id)
+	}
+	return st, nil
 }
 
 // PutResult is the outcome of a successful Put.

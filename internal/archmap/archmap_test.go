@@ -64,7 +64,7 @@ var rules = []rule{
 	{
 		why:  "`collector/` only lists components: it imports docket's collector components and nothing else of docket's",
 		from: []string{"collector"},
-		only: []string{"processors", "extensions", "contentstore/contentstoreextension", "ledger/ledgerexporter", "reconcile/reconcileextension", "ui/uiextension"},
+		only: []string{"processors", "extensions", "contentstore/contentstoreextension", "ledger/ledgerexporter", "ledger/ledgerstorageextension", "ledger/lifecycle/lifecycleextension", "reconcile/reconcileextension", "ui/uiextension"},
 	},
 	{
 		why:   "only `cmd/` imports `collector/`",

@@ -24,3 +24,10 @@ func InTempDir(t *testing.T, deps ...string) component.Host {
 	t.Chdir(t.TempDir())
 	return componenttest.NewNopHost()
 }
+
+// Extensions is a host with the given extensions, for a component that
+// looks another one up by ID (a content store, the ledger's storage).
+type Extensions map[component.ID]component.Component
+
+// GetExtensions returns the extensions.
+func (h Extensions) GetExtensions() map[component.ID]component.Component { return h }

@@ -19,8 +19,10 @@ type Config struct {
 	QueueConfig   configoptional.Optional[exporterhelper.QueueBatchConfig] `mapstructure:"sending_queue"`
 	RetryConfig   configretry.BackOffConfig                                `mapstructure:"retry_on_failure"`
 
-	// Storage selects the ClickHouse storage.
-	Storage storageconfig.Config `mapstructure:"storage"`
+	// Storage is the ID of the ledgerstorage extension the rows go to
+	// (`storage: ledgerstorage`). An engine configured here instead
+	// (embedded / clickhouse) is deprecated.
+	Storage storageconfig.Use `mapstructure:"storage"`
 	// DefaultTenant is the tenant of resources that name none. The tenant
 	// attribute is the contract's (conventions.TenantAttribute), the one the
 	// tenant processor stamps: it is not configurable, so no component can

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -37,7 +36,10 @@ type ledgerExporter struct {
 	// callback on it.
 	meter metric.Meter
 
-	storeMu   sync.Mutex
+	// ledger is the engine, the ledgerstorage extension's or (deprecated
+	// inline storage) this exporter's own, which it then closes.
+	ledger    *storageconfig.Reopening
+	ownLedger bool
 	store     *ledgerstore.Store
 	extractor *extract.Extractor
 
@@ -99,6 +101,13 @@ func (e *ledgerExporter) start(ctx context.Context, host component.Host) error {
 	}
 	e.registered = true
 	e.health.start(host)
+	if e.ledger, e.ownLedger, err = e.cfg.Storage.Ledger(ctx, host); err != nil {
+		return fmt.Errorf("ledger: %w", err)
+	}
+	if e.ownLedger {
+		e.logger.Warn(storageconfig.Deprecation)
+	}
+	e.store = e.ledger.Store()
 	_, err = e.openStore(ctx)
 	e.health.set(err)
 	if err != nil {
@@ -129,16 +138,11 @@ func loadPrices(path string) (*pricing.Table, error) {
 	return t, nil
 }
 
-// openStore returns the store, opening it if start could not.
+// openStore returns the store, opening it if it is not open yet (at most
+// once per storageconfig.RetryInterval).
 func (e *ledgerExporter) openStore(ctx context.Context) (*ledgerstore.Store, error) {
-	e.storeMu.Lock()
-	defer e.storeMu.Unlock()
-	if e.store == nil {
-		store, err := storageconfig.Open(ctx, e.cfg.Storage)
-		if err != nil {
-			return nil, fmt.Errorf("ledger: storage unavailable: %w", err)
-		}
-		e.store = store
+	if !e.ledger.Retry(ctx) {
+		return nil, fmt.Errorf("ledger: storage unavailable: %w: %s", storageconfig.ErrUnavailable, e.ledger.State().Error)
 	}
 	return e.store, nil
 }
@@ -151,10 +155,8 @@ func (e *ledgerExporter) shutdown(context.Context) error {
 			e.logger.Warn("ledger: completeness metric", zap.Error(err))
 		}
 	}
-	e.storeMu.Lock()
-	defer e.storeMu.Unlock()
-	if e.store != nil {
-		return e.store.Engine().Close()
+	if e.ownLedger {
+		return e.ledger.Close()
 	}
 	return nil
 }

@@ -154,6 +154,11 @@ func (m *Manager) ResumeDeletions(ctx context.Context, p access.Principal, tenan
 	var out []DeletionJob
 	var errs []error
 	for _, r := range jobs {
+		if ctx.Err() != nil {
+			// Stopped, or the runner lost its lease: another replica
+			// resumes the rest; none is started here any more.
+			return out, errors.Join(append(errs, ctx.Err())...)
+		}
 		job := r.job()
 		if job.Status == JobDone || job.Status == JobBlocked && !releasedAt[job.Scope.Tenant].After(job.UpdatedAt) || !p.MayAccessTenant(job.Scope.Tenant) {
 			continue

@@ -121,7 +121,7 @@ func TestRunnerExpiresInTheBackground(t *testing.T) {
 	ahead := func() time.Time { return time.Now().Add(100 * day) }
 	f := newFixture(t, store, Options{Now: ahead})
 	c := f.call(callSpec{start: time.Now().UTC(), input: "old by now"})
-	r := NewRunner(f.m, 20*time.Millisecond)
+	r := NewRunner(f.m, 20*time.Millisecond, nil)
 	if err := r.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

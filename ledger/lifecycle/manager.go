@@ -45,6 +45,12 @@ import (
 	"github.com/docketlabs/docket/queries"
 )
 
+// Provider is implemented by the lifecycle extension: the UI of the same
+// collector uses its Manager and shows its Runner's state.
+type Provider interface {
+	Lifecycle() (*Manager, *Runner)
+}
+
 // Options configure a Manager.
 type Options struct {
 	// Policy is the retention policy; the zero value means DefaultPolicy.

@@ -11,10 +11,12 @@ import (
 // interval it retries unfinished deletion jobs and then runs expiry (which
 // first applies holds to calls that arrived since). chDB allows one process
 // per ledger directory, so in embedded mode the runner lives in the process
-// that owns the ledger.
+// that owns the ledger. Replicas sharing a ledger each have a runner behind
+// a Gate (a lease): only the holder runs.
 type Runner struct {
 	m        *Manager
 	interval time.Duration
+	gate     Gate
 
 	mu     sync.Mutex
 	cancel context.CancelFunc
@@ -30,16 +32,26 @@ type RunnerStatus struct {
 	// LastRun is the last expiry run that finished (or failed).
 	LastRun *ExpiryRun `json:"last_run,omitempty"`
 	// Orphans is the last cycle's orphan scan (Manager.Orphans).
-	Orphans   *OrphanReport `json:"orphans,omitempty"`
-	LastError string        `json:"last_error,omitempty"`
-	LastCycle time.Time     `json:"last_cycle,omitzero"`
-	NextCycle time.Time     `json:"next_cycle,omitzero"`
-	Interval  string        `json:"interval"`
+	Orphans *OrphanReport `json:"orphans,omitempty"`
+	// Standby is set while another replica holds the lease and runs the
+	// cycles.
+	Standby   bool      `json:"standby,omitempty"`
+	LastError string    `json:"last_error,omitempty"`
+	LastCycle time.Time `json:"last_cycle,omitzero"`
+	NextCycle time.Time `json:"next_cycle,omitzero"`
+	Interval  string    `json:"interval"`
 }
 
-// NewRunner returns a stopped runner.
-func NewRunner(m *Manager, interval time.Duration) *Runner {
-	return &Runner{m: m, interval: interval, status: RunnerStatus{Interval: interval.String()}}
+// Gate admits the runner's cycles: Enter returns a context for one cycle,
+// cancelled when the gate closes (the lease is lost), or false while it is
+// closed (another replica holds the lease). ledger/lease.Keeper is one.
+type Gate interface {
+	Enter(ctx context.Context) (context.Context, context.CancelFunc, bool)
+}
+
+// NewRunner returns a stopped runner; gate nil runs every cycle.
+func NewRunner(m *Manager, interval time.Duration, gate Gate) *Runner {
+	return &Runner{m: m, interval: interval, gate: gate, status: RunnerStatus{Interval: interval.String()}}
 }
 
 // Start starts the cycles, the first one interval from now. It fails if
@@ -94,23 +106,53 @@ func (r *Runner) loop(ctx context.Context, done chan struct{}) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			r.RunCycle(ctx)
+			r.gated(ctx)
 		}
 	}
 }
 
-// RunCycle runs one cycle now: unfinished deletion jobs, then expiry.
+// gated runs a cycle if the gate admits it, and stops it when the gate
+// closes.
+func (r *Runner) gated(ctx context.Context) {
+	if r.gate == nil {
+		r.RunCycle(ctx)
+		return
+	}
+	cycle, done, ok := r.gate.Enter(ctx)
+	r.mu.Lock()
+	r.status.Standby = !ok
+	if !ok {
+		r.status.NextCycle = time.Now().Add(r.interval)
+	}
+	r.mu.Unlock()
+	if !ok {
+		return
+	}
+	defer done()
+	r.RunCycle(cycle)
+}
+
+// RunCycle runs one cycle now: unfinished deletion jobs, then expiry, then
+// the orphan scan. Once ctx is cancelled (stopped, or the lease lost) no
+// further job starts.
 func (r *Runner) RunCycle(ctx context.Context) {
 	r.mu.Lock()
 	r.status.Running = true
 	r.mu.Unlock()
 	_, jobErr := r.m.ResumeDeletions(ctx, SystemPrincipal, "")
-	run, expErr := r.m.Expire(ctx, SystemPrincipal, ExpireOptions{Progress: func(p Progress) {
-		r.mu.Lock()
-		r.status.Progress = &p
-		r.mu.Unlock()
-	}})
-	orphans, orphanErr := r.m.Orphans(ctx, SystemPrincipal, OrphanOptions{})
+	var run ExpiryRun
+	var expErr, orphanErr error
+	if ctx.Err() == nil {
+		run, expErr = r.m.Expire(ctx, SystemPrincipal, ExpireOptions{Progress: func(p Progress) {
+			r.mu.Lock()
+			r.status.Progress = &p
+			r.mu.Unlock()
+		}})
+	}
+	var orphans OrphanReport
+	if ctx.Err() == nil {
+		orphans, orphanErr = r.m.Orphans(ctx, SystemPrincipal, OrphanOptions{})
+	}
 	if orphanErr == nil && orphans.Orphans > 0 {
 		r.m.logger.Warn("content objects the ledger references nowhere: out of reach of deletion and holds until expiry", "orphans", orphans.Orphans)
 	}
@@ -119,7 +161,7 @@ func (r *Runner) RunCycle(ctx context.Context) {
 	defer r.mu.Unlock()
 	r.status.Running, r.status.Progress = false, nil
 	if ctx.Err() != nil {
-		return // stopped: the interrupted run is on record as failed
+		return // stopped or lease lost: an interrupted run is on record as failed
 	}
 	if err != nil {
 		r.m.logger.Error("lifecycle cycle failed", "err", err)

@@ -125,3 +125,28 @@ func (r *Reopening) Close() error {
 	r.eng = nil
 	return err
 }
+
+// Config is the engine configuration the ledger is opened from.
+func (r *Reopening) Config() Config { return r.cfg }
+
+// Watch retries opening every RetryInterval until the ledger opens, then
+// calls available; or until stop is closed. It returns at once if the
+// ledger is open.
+func (r *Reopening) Watch(stop <-chan struct{}, available func()) {
+	if r.State().Available {
+		return
+	}
+	t := time.NewTicker(RetryInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			if r.Retry(context.Background()) {
+				available()
+				return
+			}
+		}
+	}
+}

@@ -21,19 +21,23 @@ type Config struct {
 	TLS      TLSConfig `mapstructure:"tls"`
 	// Auth is sign-in and sessions.
 	Auth auth.Config `mapstructure:"auth"`
-	// Storage is the ledger engine; in embedded mode it must be the same
-	// directory as the ledger exporter's, which shares the storage.
-	Storage storageconfig.Config `mapstructure:"storage"`
+	// Storage is the ID of the ledgerstorage extension the UI reads
+	// (`storage: ledgerstorage`). An engine configured here instead
+	// (embedded / clickhouse) is deprecated.
+	Storage storageconfig.Use `mapstructure:"storage"`
 	// ContentStore is the ID of the contentstore extension that content
 	// is revealed from; empty disables reveal, holds and deletions.
 	ContentStore *component.ID `mapstructure:"content_store"`
-	// Retention is the policy shown on the evidence page, applied by
-	// deletions started from the UI and by the lifecycle runner.
+	// Lifecycle is the ID of the lifecycle extension whose state the admin
+	// page shows and whose policy holds and deletions apply. Unset: holds
+	// and deletions started here apply Retention, and no lifecycle state
+	// is shown.
+	Lifecycle *component.ID `mapstructure:"lifecycle"`
+	// Retention is the policy shown on the evidence page and applied by
+	// deletions started from the UI, when no Lifecycle is named.
 	Retention lifecycle.Policy `mapstructure:"retention"`
-	// LifecycleInterval is how often the lifecycle runs in the
-	// background: unfinished deletion jobs again, then retention expiry.
-	// 0 turns it off (retention is then applied only by
-	// `docket lifecycle expire`). It needs a content store.
+	// LifecycleInterval is refused when set: the lifecycle runs in the
+	// lifecycle extension now (its interval).
 	LifecycleInterval time.Duration `mapstructure:"lifecycle_interval"`
 	// ExportDirectory holds audit bundles made from the UI for a day.
 	ExportDirectory string `mapstructure:"export_directory"`
@@ -86,8 +90,10 @@ func (c *Config) Validate() error {
 	if err := c.Retention.Validate(); err != nil {
 		return fmt.Errorf("retention: %w", err)
 	}
-	if c.LifecycleInterval < 0 {
-		return errors.New("lifecycle_interval must not be negative (0 turns the runner off)")
+	if c.LifecycleInterval != 0 {
+		// Refused, not ignored: a config that asked for retention must not
+		// silently stop expiring data.
+		return errors.New("lifecycle_interval: the lifecycle no longer runs in docketui; add the lifecycle extension (its interval) and name it here (lifecycle: <id>)")
 	}
 	if c.MaxConnections < 1 {
 		return errors.New("max_connections must be at least 1")

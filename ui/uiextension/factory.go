@@ -1,6 +1,7 @@
 // Package uiextension runs the evidence UI and its JSON API inside the
-// collector process. In embedded mode chDB allows one process per data
-// directory, so the UI lives where the ledger exporter lives.
+// collector process, on the ledger of a ledgerstorage extension. In
+// embedded mode chDB allows one process per data directory, so the UI lives
+// where the ledger exporter lives.
 package uiextension
 
 //go:generate mdatagen metadata.yaml
@@ -8,13 +9,12 @@ package uiextension
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
-	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/extension"
-	"go.opentelemetry.io/otel/metric"
 
 	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/contentstore"
@@ -40,13 +40,12 @@ func NewFactory() extension.Factory {
 
 func createDefaultConfig() component.Config {
 	return &Config{
-		Endpoint:          "127.0.0.1:8080",
-		Auth:              auth.DefaultConfig(filepath.Join("data", "ui-users.json")),
-		Retention:         lifecycle.DefaultPolicy(),
-		LifecycleInterval: time.Hour,
-		ExportDirectory:   filepath.Join("data", "exports"),
-		MaxConnections:    api.DefaultMaxConnections,
-		Replay:            ReplayConfig{OpenAIAPI: string(providers.ChatCompletions)},
+		Endpoint:        "127.0.0.1:8080",
+		Auth:            auth.DefaultConfig(filepath.Join("data", "ui-users.json")),
+		Retention:       lifecycle.DefaultPolicy(),
+		ExportDirectory: filepath.Join("data", "exports"),
+		MaxConnections:  api.DefaultMaxConnections,
+		Replay:          ReplayConfig{OpenAIAPI: string(providers.ChatCompletions)},
 	}
 }
 
@@ -57,21 +56,25 @@ func create(_ context.Context, set extension.Settings, cfg component.Config) (ex
 type uiExtension struct {
 	cfg    *Config
 	set    extension.Settings
-	store  *ledgerstore.Store
 	ledger *storageconfig.Reopening
-	watch  chan struct{} // closed to stop watching the ledger's state
-	server *api.Server
-	runner *lifecycle.Runner
-	replay *runs.Manager
-	tel    *metadata.TelemetryBuilder
+	// ownLedger: the engine is the UI's own (deprecated inline storage),
+	// which it closes; else the ledgerstorage extension's.
+	ownLedger bool
+	watch     chan struct{} // closed to stop watching the ledger's state
+	server    *api.Server
+	replay    *runs.Manager
 }
 
-// Dependencies makes the collector start the content store first.
+// Dependencies makes the collector start the ledger, the content store and
+// the lifecycle first.
 func (u *uiExtension) Dependencies() []component.ID {
-	if u.cfg.ContentStore == nil {
-		return nil
+	deps := u.cfg.Storage.Dependencies()
+	for _, id := range []*component.ID{u.cfg.ContentStore, u.cfg.Lifecycle} {
+		if id != nil {
+			deps = append(deps, *id)
+		}
 	}
-	return []component.ID{*u.cfg.ContentStore}
+	return deps
 }
 
 func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
@@ -96,53 +99,31 @@ func (u *uiExtension) Start(ctx context.Context, host component.Host) error {
 		}
 	}
 	// The UI starts without its ledger and says so (ledgerstate.go).
-	u.ledger = u.openLedger(ctx, host, logger)
+	if err = u.openLedger(ctx, host, logger); err != nil {
+		return err
+	}
 	store := u.ledger.Store()
 	deps := api.Deps{Ledger: store, LedgerState: u.ledger.State, Content: content, Auth: authn, ExportDir: u.cfg.ExportDirectory, Logger: logger,
 		Account: completeness.Process}
-	if content != nil {
-		if deps.Lifecycle, err = lifecycle.New(store, content, lifecycle.Options{Policy: u.cfg.Retention, Logger: logger}); err != nil {
-			_ = store.Engine().Close()
-			return err
-		}
+	if deps.Lifecycle, deps.Runner, err = u.lifecycle(host, store, content, logger); err != nil {
+		_ = u.closeLedger()
+		return err
 	}
 	if u.cfg.Replay.Enabled {
 		if deps.Replays, err = u.replays(store, content); err != nil {
-			_ = store.Engine().Close()
+			_ = u.closeLedger()
 			return err
 		}
-	}
-	switch {
-	case deps.Lifecycle != nil && u.cfg.LifecycleInterval > 0:
-		// The runner outlives Start's context; Shutdown stops it.
-		deps.Runner = lifecycle.NewRunner(deps.Lifecycle, u.cfg.LifecycleInterval)
-		if u.tel, err = lifecycleMetrics(u.set.TelemetrySettings, deps.Runner); err != nil {
-			_ = store.Engine().Close()
-			return err
-		}
-		if err = deps.Runner.Start(context.WithoutCancel(ctx)); err != nil {
-			u.tel.Shutdown()
-			_ = store.Engine().Close()
-			return err
-		}
-	case deps.Lifecycle != nil:
-		logger.Warn("lifecycle_interval is 0: retention is applied only by `docket lifecycle expire`")
-	case u.cfg.LifecycleInterval > 0:
-		logger.Warn("no content_store: the lifecycle (retention, deletions) does not run here")
 	}
 	srv, err := api.Listen(api.Listener{Addr: u.cfg.Endpoint, TLSCertFile: u.cfg.TLS.CertFile, TLSKeyFile: u.cfg.TLS.KeyFile,
 		BehindProxy: u.cfg.Auth.Mode == auth.ModeProxy, MaxConnections: u.cfg.MaxConnections}, api.Handler(deps), logger)
 	if err != nil {
-		if deps.Runner != nil {
-			deps.Runner.Stop()
-			u.tel.Shutdown()
-		}
-		_ = store.Engine().Close()
+		_ = u.closeLedger()
 		return err
 	}
-	u.store, u.server, u.runner, u.replay = store, srv, deps.Runner, deps.Replays
+	u.server, u.replay = srv, deps.Replays
 	logger.Info("evidence UI listening", "addr", srv.Addr(), "auth", u.cfg.Auth.Mode)
-	if emb := u.cfg.Storage.Embedded; emb != nil {
+	if emb := u.ledger.Config().Embedded; emb != nil {
 		// The CLI finds this process's API here when the ledger is held.
 		scheme := "http://"
 		if u.cfg.TLS.CertFile != "" {
@@ -176,55 +157,57 @@ func (u *uiExtension) replays(store *ledgerstore.Store, content contentstore.Sto
 	return runs.New(r, runs.Limits{MaxN: c.MaxN, MaxCostUSD: c.MaxCostUSD, Timeout: c.Timeout, MaxRunning: c.MaxRunning})
 }
 
-// lifecycleMetrics reports the runner's last orphan scan (metadata.yaml;
-// counts only, no labels).
-func lifecycleMetrics(set component.TelemetrySettings, r *lifecycle.Runner) (*metadata.TelemetryBuilder, error) {
-	tel, err := metadata.NewTelemetryBuilder(set)
-	if err == nil {
-		err = tel.RegisterExtensionDocketuiLifecycleOrphanObjectsCallback(func(_ context.Context, o metric.Int64Observer) error {
-			if scan := r.Status().Orphans; scan != nil {
-				o.Observe(int64(scan.Orphans))
-			}
-			return nil
-		})
+// lifecycle is the holds/deletions manager and the background runner: the
+// lifecycle extension's when one is named, else a manager of the UI's own
+// (no runner), or none without a content store.
+func (u *uiExtension) lifecycle(host component.Host, store *ledgerstore.Store, content contentstore.Store, logger *slog.Logger) (*lifecycle.Manager, *lifecycle.Runner, error) {
+	if id := u.cfg.Lifecycle; id != nil {
+		prov, ok := host.GetExtensions()[*id].(lifecycle.Provider)
+		if !ok {
+			return nil, nil, fmt.Errorf("docketui: lifecycle: %s is not a lifecycle extension in service.extensions", id)
+		}
+		m, r := prov.Lifecycle()
+		if m == nil {
+			return nil, nil, fmt.Errorf("docketui: lifecycle extension %s has not started", id)
+		}
+		return m, r, nil
 	}
-	if err != nil {
-		tel.Shutdown()
-		return nil, fmt.Errorf("docketui: metrics: %w", err)
+	if content == nil {
+		return nil, nil, nil
 	}
-	return tel, nil
+	// Loud: retention used to run here.
+	logger.Warn("no lifecycle extension named (lifecycle:): this UI runs no retention expiry and no deletion retries; run the lifecycle extension in this or another collector sharing the ledger")
+	m, err := lifecycle.New(store, content, lifecycle.Options{Policy: u.cfg.Retention, Logger: logger})
+	return m, nil, err
 }
 
 func (u *uiExtension) contentStore(host component.Host) (contentstore.Store, error) {
 	if u.cfg.ContentStore == nil {
 		return nil, nil
 	}
-	ext, ok := host.GetExtensions()[*u.cfg.ContentStore]
-	if !ok {
-		return nil, fmt.Errorf("docketui: content store extension %s is not in service.extensions", u.cfg.ContentStore)
-	}
-	prov, ok := ext.(contentstore.Provider)
-	if !ok {
-		return nil, fmt.Errorf("docketui: extension %s is not a content store", u.cfg.ContentStore)
-	}
-	st := prov.ContentStore()
-	if st == nil {
-		return nil, fmt.Errorf("docketui: content store extension %s has not started", u.cfg.ContentStore)
+	st, err := contentstore.Lookup(host, *u.cfg.ContentStore)
+	if err != nil {
+		return nil, fmt.Errorf("docketui: %w", err)
 	}
 	return st, nil
 }
 
+// closeLedger closes the engine if it is the UI's own.
+func (u *uiExtension) closeLedger() error {
+	if u.ledger == nil || !u.ownLedger {
+		return nil
+	}
+	return u.ledger.Close()
+}
+
 func (u *uiExtension) Shutdown(ctx context.Context) error {
-	if emb := u.cfg.Storage.Embedded; emb != nil && u.server != nil {
-		apiclient.Withdraw(emb.Path)
+	if u.ledger != nil && u.server != nil {
+		if emb := u.ledger.Config().Embedded; emb != nil {
+			apiclient.Withdraw(emb.Path)
+		}
 	}
 	if u.watch != nil {
 		close(u.watch)
-	}
-	if u.runner != nil {
-		// An expiry run it interrupts is recorded as failed.
-		u.runner.Stop()
-		u.tel.Shutdown()
 	}
 	if u.replay != nil {
 		// Replays in flight end as cancelled, with what they did recorded.
@@ -235,8 +218,5 @@ func (u *uiExtension) Shutdown(ctx context.Context) error {
 			return err
 		}
 	}
-	if u.store != nil {
-		return u.store.Engine().Close()
-	}
-	return nil
+	return u.closeLedger()
 }

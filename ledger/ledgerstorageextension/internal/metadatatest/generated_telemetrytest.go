@@ -16,21 +16,21 @@ import (
 
 func NewSettings(tt *componenttest.Telemetry) extension.Settings {
 	set := extensiontest.NewNopSettings(extensiontest.NopType)
-	set.ID = component.NewID(component.MustNewType("docketui"))
+	set.ID = component.NewID(component.MustNewType("ledgerstorage"))
 	set.TelemetrySettings = tt.NewTelemetrySettings()
 	return set
 }
 
-func AssertEqualExtensionDocketuiLifecycleOrphanObjects(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+func AssertEqualExtensionLedgerstorageAvailable(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
-		Name:        "otelcol_extension_docketui_lifecycle_orphan_objects",
-		Description: "Content objects the ledger references nowhere (no call, span or linked log record), as of the lifecycle's last scan. [Development]",
-		Unit:        "{object}",
+		Name:        "otelcol_extension_ledgerstorage_available",
+		Description: "1 once the ledger's engine is open, 0 while the collector runs without it (the ledger exporter queues, the UI answers 503, the lifecycle waits). [Development]",
+		Unit:        "",
 		Data: metricdata.Gauge[int64]{
 			DataPoints: dps,
 		},
 	}
-	got, err := tt.GetMetric("otelcol_extension_docketui_lifecycle_orphan_objects")
+	got, err := tt.GetMetric("otelcol_extension_ledgerstorage_available")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }

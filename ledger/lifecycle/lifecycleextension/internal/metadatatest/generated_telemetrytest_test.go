@@ -11,7 +11,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
-	"github.com/docketlabs/docket/ui/uiextension/internal/metadata"
+	"github.com/docketlabs/docket/ledger/lifecycle/lifecycleextension/internal/metadata"
 	"go.opentelemetry.io/collector/component/componenttest"
 )
 
@@ -20,11 +20,18 @@ func TestSetupTelemetry(t *testing.T) {
 	tb, err := metadata.NewTelemetryBuilder(testTel.NewTelemetrySettings())
 	require.NoError(t, err)
 	defer tb.Shutdown()
-	require.NoError(t, tb.RegisterExtensionDocketuiLifecycleOrphanObjectsCallback(func(_ context.Context, observer metric.Int64Observer) error {
+	require.NoError(t, tb.RegisterExtensionLifecycleLeaseHeldCallback(func(_ context.Context, observer metric.Int64Observer) error {
 		observer.Observe(1)
 		return nil
 	}))
-	AssertEqualExtensionDocketuiLifecycleOrphanObjects(t, testTel,
+	require.NoError(t, tb.RegisterExtensionLifecycleOrphanObjectsCallback(func(_ context.Context, observer metric.Int64Observer) error {
+		observer.Observe(1)
+		return nil
+	}))
+	AssertEqualExtensionLifecycleLeaseHeld(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualExtensionLifecycleOrphanObjects(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 

@@ -15,20 +15,20 @@ import (
 )
 
 func Meter(settings component.TelemetrySettings) metric.Meter {
-	return settings.MeterProvider.Meter("github.com/docketlabs/docket/ui/uiextension")
+	return settings.MeterProvider.Meter("github.com/docketlabs/docket/ledger/ledgerstorageextension")
 }
 
 func Tracer(settings component.TelemetrySettings) trace.Tracer {
-	return settings.TracerProvider.Tracer("github.com/docketlabs/docket/ui/uiextension")
+	return settings.TracerProvider.Tracer("github.com/docketlabs/docket/ledger/ledgerstorageextension")
 }
 
 // TelemetryBuilder provides an interface for components to report telemetry
 // as defined in metadata and user config.
 type TelemetryBuilder struct {
-	meter                                   metric.Meter
-	mu                                      sync.Mutex
-	registrations                           []metric.Registration
-	ExtensionDocketuiLifecycleOrphanObjects metric.Int64ObservableGauge
+	meter                           metric.Meter
+	mu                              sync.Mutex
+	registrations                   []metric.Registration
+	ExtensionLedgerstorageAvailable metric.Int64ObservableGauge
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -42,12 +42,12 @@ func (tbof telemetryBuilderOptionFunc) apply(mb *TelemetryBuilder) {
 	tbof(mb)
 }
 
-// RegisterExtensionDocketuiLifecycleOrphanObjectsCallback sets callback for observable ExtensionDocketuiLifecycleOrphanObjects metric.
-func (builder *TelemetryBuilder) RegisterExtensionDocketuiLifecycleOrphanObjectsCallback(cb metric.Int64Callback) error {
+// RegisterExtensionLedgerstorageAvailableCallback sets callback for observable ExtensionLedgerstorageAvailable metric.
+func (builder *TelemetryBuilder) RegisterExtensionLedgerstorageAvailableCallback(cb metric.Int64Callback) error {
 	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
-		cb(ctx, &observerInt64{inst: builder.ExtensionDocketuiLifecycleOrphanObjects, obs: o})
+		cb(ctx, &observerInt64{inst: builder.ExtensionLedgerstorageAvailable, obs: o})
 		return nil
-	}, builder.ExtensionDocketuiLifecycleOrphanObjects)
+	}, builder.ExtensionLedgerstorageAvailable)
 	if err != nil {
 		return err
 	}
@@ -85,10 +85,10 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	}
 	builder.meter = Meter(settings)
 	var err, errs error
-	builder.ExtensionDocketuiLifecycleOrphanObjects, err = builder.meter.Int64ObservableGauge(
-		"otelcol_extension_docketui_lifecycle_orphan_objects",
-		metric.WithDescription("Content objects the ledger references nowhere (no call, span or linked log record), as of the lifecycle's last scan. [Development]"),
-		metric.WithUnit("{object}"),
+	builder.ExtensionLedgerstorageAvailable, err = builder.meter.Int64ObservableGauge(
+		"otelcol_extension_ledgerstorage_available",
+		metric.WithDescription("1 once the ledger's engine is open, 0 while the collector runs without it (the ledger exporter queues, the UI answers 503, the lifecycle waits). [Development]"),
+		metric.WithUnit(""),
 	)
 	errs = errors.Join(errs, err)
 	return &builder, errs
