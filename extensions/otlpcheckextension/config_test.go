@@ -9,6 +9,7 @@ import (
 
 	"github.com/docketlabs/docket/extensions/otlpcheckextension/internal/metadata"
 	"github.com/docketlabs/docket/internal/configtest"
+	"github.com/docketlabs/docket/internal/hosttest"
 )
 
 func TestConfig(t *testing.T) {
@@ -25,13 +26,9 @@ func TestStartChecksTheAuthenticator(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		host := hostWith{component.MustNewID("nop"): struct{ component.Component }{}}
+		host := hosttest.Extensions{component.MustNewID("nop"): struct{ component.Component }{}}
 		if err := ext.Start(context.Background(), host); err == nil {
 			t.Errorf("%s: started", id)
 		}
 	}
 }
-
-type hostWith map[component.ID]component.Component
-
-func (h hostWith) GetExtensions() map[component.ID]component.Component { return h }
