@@ -164,9 +164,9 @@ func (s *Store) InsertCallRows(ctx context.Context, chunks [][]byte, n int, trac
 	return s.RefreshCalls(ctx, traces)
 }
 
-// refreshChunk bounds the trace IDs of one rewrite: the list is a literal
-// of the statement.
-const refreshChunk = 2000
+// refreshBytes bounds the trace IDs of one rewrite: the list is a literal,
+// twice, of a statement the engine parses whole (max_query_size, 256 KiB).
+const refreshBytes = 96 << 10
 
 // RefreshCalls rewrites the kept provider_calls rows of traces from the
 // stored rows (migration 0012). Every write to the rows that make up calls
@@ -174,10 +174,86 @@ const refreshChunk = 2000
 // is followed by it; until it has run, the calls of those traces read as
 // they were. Running it again is harmless, so a writer that fails here
 // fails its write, and writing again repairs both.
+//
+// The rewrites of concurrent writers on one engine are a group commit:
+// while one runs, the writers that arrive wait, and the next rewrite covers
+// all of them. Each statement costs the engine tens of milliseconds to
+// plan (the view's analysis) whatever the number of traces, so under load
+// that cost is paid once per round instead of once per batch.
 func (s *Store) RefreshCalls(ctx context.Context, traces []string) error {
+	if len(traces) == 0 {
+		return nil
+	}
+	r, _ := refreshers.LoadOrStore(s.eng, newRefresher())
+	return r.(*refresher).refresh(ctx, s, traces)
+}
+
+// refreshers holds the group commit of each engine: the components of a
+// process each open a store on the one embedded engine.
+var refreshers sync.Map // storage.Engine → *refresher
+
+type refresher struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	queue   []*refreshJob
+	running bool
+}
+
+type refreshJob struct {
+	traces []string
+	err    error
+	done   bool
+}
+
+func newRefresher() *refresher {
+	r := &refresher{}
+	r.cond = sync.NewCond(&r.mu)
+	return r
+}
+
+// refresh queues traces and waits until a round has rewritten them.
+// Whoever is waiting when a round ends runs the next, so no writer runs
+// rounds for others beyond its own. A round's error fails every writer in
+// it; a cancelled writer does not fail the others' round.
+func (r *refresher) refresh(ctx context.Context, s *Store, traces []string) error {
+	job := &refreshJob{traces: traces}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.queue = append(r.queue, job)
+	for !job.done {
+		if r.running {
+			r.cond.Wait()
+			continue
+		}
+		r.running = true
+		jobs := r.queue
+		r.queue = nil
+		r.mu.Unlock()
+		var all []string
+		for _, j := range jobs {
+			all = append(all, j.traces...)
+		}
+		err := s.rewrite(context.WithoutCancel(ctx), all)
+		r.mu.Lock()
+		for _, j := range jobs {
+			j.err, j.done = err, true
+		}
+		r.running = false
+		r.cond.Broadcast()
+	}
+	return job.err
+}
+
+// rewrite runs refresh_provider_calls over traces, as few statements as
+// the size of the list allows.
+func (s *Store) rewrite(ctx context.Context, traces []string) error {
 	traces = slices.Compact(slices.Sorted(slices.Values(traces)))
 	for len(traces) > 0 {
-		n := min(len(traces), refreshChunk)
+		n, size := 0, 0
+		for n < len(traces) && (n == 0 || size+len(traces[n])+1 <= refreshBytes) {
+			size += len(traces[n]) + 1
+			n++
+		}
 		q, err := storage.Bind(queries.MustGet("refresh_provider_calls"), map[string]any{
 			"traces": strings.Join(traces[:n], "\n"), "version": time.Now(),
 		})
