@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docketlabs/docket/internal/groupcommit"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/storage"
 )
@@ -58,12 +59,8 @@ func TestConcurrentRefreshesShareOneRewrite(t *testing.T) {
 			for i := 1; i < writers; i++ {
 				write(i)
 			}
-			r, _ := refreshers.Load(eng)
-			waitFor(t, func() bool {
-				r.(*refresher).mu.Lock()
-				defer r.(*refresher).mu.Unlock()
-				return len(r.(*refresher).queue) == writers-1
-			})
+			c, _ := refreshers.Load(eng)
+			waitFor(t, func() bool { return c.(*groupcommit.Committer[*refreshJob]).Queued() == writers-1 })
 			close(eng.gate)
 			wg.Wait()
 			if got := eng.rewrites.Load(); got != 2 {

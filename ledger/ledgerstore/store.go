@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docketlabs/docket/internal/groupcommit"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/rowbinary"
 	"github.com/docketlabs/docket/ledger/storage"
@@ -184,64 +185,31 @@ func (s *Store) RefreshCalls(ctx context.Context, traces []string) error {
 	if len(traces) == 0 {
 		return nil
 	}
-	r, _ := refreshers.LoadOrStore(s.eng, newRefresher())
-	return r.(*refresher).refresh(ctx, s, traces)
-}
-
-// refreshers holds the group commit of each engine: the components of a
-// process each open a store on the one embedded engine.
-var refreshers sync.Map // storage.Engine → *refresher
-
-type refresher struct {
-	mu      sync.Mutex
-	cond    *sync.Cond
-	queue   []*refreshJob
-	running bool
-}
-
-type refreshJob struct {
-	traces []string
-	err    error
-	done   bool
-}
-
-func newRefresher() *refresher {
-	r := &refresher{}
-	r.cond = sync.NewCond(&r.mu)
-	return r
-}
-
-// refresh queues traces and waits until a round has rewritten them.
-// Whoever is waiting when a round ends runs the next, so no writer runs
-// rounds for others beyond its own. A round's error fails every writer in
-// it; a cancelled writer does not fail the others' round.
-func (r *refresher) refresh(ctx context.Context, s *Store, traces []string) error {
+	c, _ := refreshers.LoadOrStore(s.eng, new(groupcommit.Committer[*refreshJob]))
 	job := &refreshJob{traces: traces}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.queue = append(r.queue, job)
-	for !job.done {
-		if r.running {
-			r.cond.Wait()
-			continue
-		}
-		r.running = true
-		jobs := r.queue
-		r.queue = nil
-		r.mu.Unlock()
+	// A cancelled writer does not fail the others' round.
+	round := context.WithoutCancel(ctx)
+	c.(*groupcommit.Committer[*refreshJob]).Do(job, func(jobs []*refreshJob) {
 		var all []string
 		for _, j := range jobs {
 			all = append(all, j.traces...)
 		}
-		err := s.rewrite(context.WithoutCancel(ctx), all)
-		r.mu.Lock()
+		// A round's error fails every writer in it: each writes again.
+		err := s.rewrite(round, all)
 		for _, j := range jobs {
-			j.err, j.done = err, true
+			j.err = err
 		}
-		r.running = false
-		r.cond.Broadcast()
-	}
+	})
 	return job.err
+}
+
+// refreshers holds the group commit of each engine: the components of a
+// process each open a store on the one embedded engine.
+var refreshers sync.Map // storage.Engine → *groupcommit.Committer[*refreshJob]
+
+type refreshJob struct {
+	traces []string
+	err    error
 }
 
 // rewrite runs refresh_provider_calls over traces, as few statements as
