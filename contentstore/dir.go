@@ -18,6 +18,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/docketlabs/docket/internal/groupcommit"
 	"github.com/docketlabs/docket/internal/parallel"
 )
 
@@ -30,7 +31,10 @@ type dirBackend struct {
 	root, tmp string
 	fsync     bool
 	seq       atomic.Int64 // names temporary files
-	syncer    *syncer
+	// syncs is the group commit of the store: the commits of concurrent
+	// batches wait while a sync round runs, then the next round syncs all
+	// of them at once, each directory once however many batches touched it.
+	syncs groupcommit.Committer[*syncJob]
 	// durableDirs holds the object directories whose parents this
 	// process has synced.
 	durableDirs sync.Map
@@ -52,7 +56,7 @@ func openDir(path string, fsync bool) (*dirBackend, error) {
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return nil, fmt.Errorf("contentstore: create directory: %w", err)
 	}
-	return &dirBackend{root: root, tmp: tmp, fsync: fsync, syncer: newSyncer()}, nil
+	return &dirBackend{root: root, tmp: tmp, fsync: fsync}, nil
 }
 
 func (d *dirBackend) path(key string) string {
@@ -122,7 +126,7 @@ func (d *dirBackend) commit(objs []*batchObject) {
 			job.dirs[dir] = nil
 		}
 	}
-	d.syncer.sync(job)
+	d.syncs.Do(job, syncRound)
 	for i, o := range objs {
 		o.err = cmp.Or(o.err, job.fileErrs[i])
 		for _, dir := range objDirs[i] {
@@ -160,49 +164,6 @@ type syncJob struct {
 	files    []*os.File // nil entries are skipped
 	fileErrs []error
 	dirs     map[string]error
-
-	done bool
-}
-
-// syncer is the group commit of a directory store: the commits of
-// concurrent batches wait while a sync round runs, then the next round
-// syncs all of them at once, each directory once however many batches
-// touched it. Whoever is waiting when a round ends runs the next, so no
-// batch runs rounds for others longer than until its own is done.
-type syncer struct {
-	mu      sync.Mutex
-	cond    *sync.Cond
-	queue   []*syncJob
-	running bool
-}
-
-func newSyncer() *syncer {
-	s := &syncer{}
-	s.cond = sync.NewCond(&s.mu)
-	return s
-}
-
-func (s *syncer) sync(job *syncJob) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.queue = append(s.queue, job)
-	for !job.done {
-		if s.running {
-			s.cond.Wait()
-			continue
-		}
-		s.running = true
-		jobs := s.queue
-		s.queue = nil
-		s.mu.Unlock()
-		syncRound(jobs)
-		s.mu.Lock()
-		for _, j := range jobs {
-			j.done = true
-		}
-		s.running = false
-		s.cond.Broadcast()
-	}
 }
 
 // syncRound syncs the files and directories of jobs, several at once, so

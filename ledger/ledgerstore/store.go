@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docketlabs/docket/internal/groupcommit"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/rowbinary"
 	"github.com/docketlabs/docket/ledger/storage"
@@ -168,9 +169,9 @@ func (s *Store) InsertCallRows(ctx context.Context, chunks [][]byte, n int, trac
 	return s.RefreshCalls(ctx, traces)
 }
 
-// refreshChunk bounds the trace IDs of one rewrite: the list is a literal
-// of the statement.
-const refreshChunk = 2000
+// refreshBytes bounds the trace IDs of one rewrite: the list is a literal,
+// twice, of a statement the engine parses whole (max_query_size, 256 KiB).
+const refreshBytes = 96 << 10
 
 // RefreshCalls rewrites the kept provider_calls rows of traces from the
 // stored rows (migration 0012). Every write to the rows that make up calls
@@ -178,10 +179,53 @@ const refreshChunk = 2000
 // is followed by it; until it has run, the calls of those traces read as
 // they were. Running it again is harmless, so a writer that fails here
 // fails its write, and writing again repairs both.
+//
+// The rewrites of concurrent writers on one engine are a group commit:
+// while one runs, the writers that arrive wait, and the next rewrite covers
+// all of them. Each statement costs the engine tens of milliseconds to
+// plan (the view's analysis) whatever the number of traces, so under load
+// that cost is paid once per round instead of once per batch.
 func (s *Store) RefreshCalls(ctx context.Context, traces []string) error {
+	if len(traces) == 0 {
+		return nil
+	}
+	c, _ := refreshers.LoadOrStore(s.eng, new(groupcommit.Committer[*refreshJob]))
+	job := &refreshJob{traces: traces}
+	// A cancelled writer does not fail the others' round.
+	round := context.WithoutCancel(ctx)
+	c.(*groupcommit.Committer[*refreshJob]).Do(job, func(jobs []*refreshJob) {
+		var all []string
+		for _, j := range jobs {
+			all = append(all, j.traces...)
+		}
+		// A round's error fails every writer in it: each writes again.
+		err := s.rewrite(round, all)
+		for _, j := range jobs {
+			j.err = err
+		}
+	})
+	return job.err
+}
+
+// refreshers holds the group commit of each engine: the components of a
+// process each open a store on the one embedded engine.
+var refreshers sync.Map // storage.Engine → *groupcommit.Committer[*refreshJob]
+
+type refreshJob struct {
+	traces []string
+	err    error
+}
+
+// rewrite runs refresh_provider_calls over traces, as few statements as
+// the size of the list allows.
+func (s *Store) rewrite(ctx context.Context, traces []string) error {
 	traces = slices.Compact(slices.Sorted(slices.Values(traces)))
 	for len(traces) > 0 {
-		n := min(len(traces), refreshChunk)
+		n, size := 0, 0
+		for n < len(traces) && (n == 0 || size+len(traces[n])+1 <= refreshBytes) {
+			size += len(traces[n]) + 1
+			n++
+		}
 		q, err := storage.Bind(queries.MustGet("refresh_provider_calls"), map[string]any{
 			"traces": strings.Join(traces[:n], "\n"), "version": time.Now(),
 		})
