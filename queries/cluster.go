@@ -103,7 +103,7 @@ var (
 	mvSource     = regexp.MustCompile(`\bFROM (\w+)\s*$`)
 	alterTable   = regexp.MustCompile(`(?s)^ALTER TABLE (\w+) (.*)$`)
 	alterColumn  = regexp.MustCompile(`^(ADD|DROP|MODIFY|RENAME|COMMENT) COLUMN\b`)
-	alterIndex   = regexp.MustCompile(`^(ADD|DROP|MATERIALIZE|CLEAR) INDEX\b`)
+	alterLocal   = regexp.MustCompile(`^((ADD|DROP|MATERIALIZE|CLEAR) (INDEX|PROJECTION)|MODIFY SETTING)\b`)
 	systemMerges = regexp.MustCompile(`^SYSTEM (STOP|START) MERGES (\w+)$`)
 	exchange     = regexp.MustCompile(`^EXCHANGE TABLES (\w+) AND (\w+)$`)
 	dropTable    = regexp.MustCompile(`^DROP TABLE IF EXISTS (\w+)$`)
@@ -181,13 +181,14 @@ func (r *renderer) render(st Statement) ([]Statement, error) {
 			return nil, fmt.Errorf("ALTER of %s, not a table the migrations created", table)
 		}
 		switch {
-		case alterIndex.MatchString(change):
+		case alterLocal.MatchString(change):
+			// Indexes, projections and settings belong to the data.
 			return one("ALTER TABLE " + local(table) + on + " " + change), nil
 		case alterColumn.MatchString(change):
 			// The Distributed table needs the column too.
 			return one("ALTER TABLE "+local(table)+on+" "+change, "ALTER TABLE "+table+on+" "+change), nil
 		}
-		return nil, fmt.Errorf("ALTER TABLE %s: only column and index changes are rendered", table)
+		return nil, fmt.Errorf("ALTER TABLE %s: only column, index, projection and setting changes are rendered", table)
 	}
 	if m := systemMerges.FindStringSubmatch(sql); m != nil && r.sharded[m[2]] {
 		return one("SYSTEM " + m[1] + " MERGES" + on + " " + local(m[2])), nil

@@ -46,6 +46,8 @@ func TestClusterRendering(t *testing.T) {
 		"ALTER TABLE evidence_spans_local ON CLUSTER docket ADD COLUMN IF NOT EXISTS content_refs Array(String) AFTER documents",
 		"ALTER TABLE evidence_spans ON CLUSTER docket ADD COLUMN IF NOT EXISTS content_refs Array(String) AFTER documents",
 		"ALTER TABLE llm_calls_local ON CLUSTER docket ADD INDEX IF NOT EXISTS idx_trace_precise trace_id TYPE bloom_filter(0.001) GRANULARITY 1",
+		"ALTER TABLE llm_calls_local ON CLUSTER docket MODIFY SETTING deduplicate_merge_projection_mode = 'rebuild', lightweight_mutation_projection_mode = 'drop'",
+		"ALTER TABLE llm_calls_local ON CLUSTER docket MATERIALIZE PROJECTION by_end_user SETTINGS mutations_sync = 0",
 		"RENAME TABLE llm_calls_local TO llm_calls_0007_replaced_local, llm_calls_0007_local TO llm_calls_local ON CLUSTER docket",
 		"SYSTEM STOP MERGES ON CLUSTER docket llm_calls_0007_local",
 		"DROP TABLE IF EXISTS llm_calls_0007_local ON CLUSTER docket SYNC",
