@@ -25,4 +25,5 @@ var (
 	sampleEndUsers  = mustSQL("sample_end_users")
 	baselineLookup  = mustSQL("baseline_lookup")
 	activePartsSQL  = mustSQL("active_parts")
+	tableSizesSQL   = mustSQL("table_sizes")
 )
