@@ -122,6 +122,9 @@ func run(ctx context.Context, calls, lookups, batch, scans int, seed uint64, dir
 		}
 	}
 	fmt.Printf("  llm_calls: %d active parts; %d lookups per measurement over random existing keys, one at a time\n\n", parts, lookups)
+	if err = printTableSizes(ctx, eng); err != nil {
+		return err
+	}
 	client, stop, err := evidenceAPI(ctx, store, dir)
 	if err != nil {
 		return err
@@ -150,9 +153,9 @@ func run(ctx context.Context, calls, lookups, batch, scans int, seed uint64, dir
 }
 
 func printStats(results []timing.Stats) {
-	fmt.Printf("  %-58s %10s %10s %10s\n", "", "p50", "p95", "max")
+	fmt.Printf("  %-58s %10s %10s %10s %10s\n", "", "p50", "p95", "max", "CPU/call")
 	for _, s := range results {
-		fmt.Printf("  %-58s %10s %10s %10s\n", s.Name, timing.Millis(s.P50), timing.Millis(s.P95), timing.Millis(s.Max))
+		fmt.Printf("  %-58s %10s %10s %10s %10s\n", s.Name, timing.Millis(s.P50), timing.Millis(s.P95), timing.Millis(s.Max), timing.Millis(s.CPU))
 	}
 }
 
@@ -379,6 +382,32 @@ func activeParts(ctx context.Context, eng storage.Engine) (int, error) {
 		return json.Unmarshal(row, &r)
 	})
 	return r.Parts, err
+}
+
+// printTableSizes prints each ledger table's active rows and its bytes,
+// compressed on disk and uncompressed: the per-row costs a capacity plan
+// starts from (deploy/CAPACITY.md).
+func printTableSizes(ctx context.Context, eng storage.Engine) error {
+	fmt.Printf("  %-20s %12s %14s %14s %10s %10s\n", "table", "rows", "on disk", "uncompressed", "B/row", "ratio")
+	err := eng.QueryJSON(ctx, tableSizesSQL, func(row []byte) error {
+		var r struct {
+			Table        string `json:"table"`
+			Rows         uint64 `json:"rows"`
+			OnDisk       uint64 `json:"on_disk"`
+			Uncompressed uint64 `json:"uncompressed"`
+		}
+		if err := json.Unmarshal(row, &r); err != nil {
+			return err
+		}
+		perRow, ratio := 0.0, 0.0
+		if r.Rows > 0 && r.OnDisk > 0 {
+			perRow, ratio = float64(r.OnDisk)/float64(r.Rows), float64(r.Uncompressed)/float64(r.OnDisk)
+		}
+		fmt.Printf("  %-20s %12d %14d %14d %10.1f %9.1f×\n", r.Table, r.Rows, r.OnDisk, r.Uncompressed, perRow, ratio)
+		return nil
+	})
+	fmt.Println()
+	return err
 }
 
 // explainLookups prints which parts and granules each lookup's query reads,

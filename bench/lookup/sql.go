@@ -26,4 +26,5 @@ var (
 	baselineLookup  = mustSQL("baseline_lookup")
 	activePartsSQL  = mustSQL("active_parts")
 	pendingSQL      = mustSQL("pending_mutations")
+	tableSizesSQL   = mustSQL("table_sizes")
 )
