@@ -8,9 +8,9 @@ SELECT
     tenant, trace_id, span_id, service_name, start_time, duration_ms, operation,
     provider, request_model, response_model, response_id, status, error_class,
     input_tokens, output_tokens, toString(cost_usd) AS cost_usd, cost_status, end_user_ref
-FROM provider_calls(tenant = '', traces = '',
+FROM kept_calls(
     from = {from:DateTime64},
-    -- A later page merges only calls up to the cursor.
+    -- A later page reads only calls up to the cursor.
     to = if({paged:UInt32} = 0, {to:DateTime64}, least({to:DateTime64}, {before_time:DateTime64} + toIntervalNanosecond(1))))
 WHERE {filter}
   AND ({paged:UInt32} = 0 OR (

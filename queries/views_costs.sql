@@ -14,7 +14,7 @@ SELECT
     countIf(c.cost_usd IS NULL) AS cost_unknown_calls,
     sum(input_tokens) AS input_tokens,
     sum(output_tokens) AS output_tokens
-FROM provider_calls(tenant = '', traces = '', from = {from:DateTime64}, to = {to:DateTime64}) AS c
+FROM kept_calls(from = {from:DateTime64}, to = {to:DateTime64}) AS c
 WHERE {filter}
 GROUP BY ROLLUP(key)
 ORDER BY is_total, key

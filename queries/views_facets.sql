@@ -7,5 +7,5 @@ SELECT
     arraySlice(arraySort(arrayFilter(m -> m != '', groupUniqArrayArray([response_model, request_model]))), 1, {max:UInt32}) AS models,
     arraySlice(arraySort(groupUniqArrayIf(toString(provider), provider != '')), 1, {max:UInt32}) AS providers,
     arraySlice(arraySort(groupUniqArrayIf(toString(status), status != '')), 1, {max:UInt32}) AS statuses
-FROM provider_calls(tenant = '', traces = '', from = {from:DateTime64}, to = {to:DateTime64})
+FROM kept_calls(from = {from:DateTime64}, to = {to:DateTime64})
 WHERE {filter}

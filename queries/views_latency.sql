@@ -8,5 +8,5 @@ SELECT
     sumForEach(arrayMap(b -> toUInt64(duration_ms <= b),
                         arrayMap(s -> toFloat64(s), splitByChar(',', {bounds:String})))) AS at_most,
     quantilesExact(0.5, 0.95, 0.99)(duration_ms) AS quantiles
-FROM provider_calls(tenant = '', traces = '', from = {from:DateTime64}, to = {to:DateTime64})
+FROM kept_calls(from = {from:DateTime64}, to = {to:DateTime64})
 WHERE {filter}

@@ -8,7 +8,7 @@ SELECT
     countIf(status = 'error') AS errors,
     toString(sum(c.cost_usd)) AS cost_usd,
     countIf(c.cost_usd IS NULL) AS cost_unknown_calls
-FROM provider_calls(tenant = '', traces = '', from = {from:DateTime64}, to = {to:DateTime64}) AS c
+FROM kept_calls(from = {from:DateTime64}, to = {to:DateTime64}) AS c
 WHERE {filter}
 GROUP BY t
 ORDER BY t

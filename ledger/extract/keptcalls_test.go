@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/storage"
 )
 
 // The calls of a trace are read from the rows kept for it (migration
@@ -65,6 +67,10 @@ func TestKeptCallsFollowTheirTrace(t *testing.T) {
 	if got, err := testStore.CallsByTrace(ctx, trace.String()); err != nil || len(got) != 1 || got[0].SpanID != outer.SpanID().String() {
 		t.Fatalf("with an older rewrite landed late: %+v, %v", got, err)
 	}
+	// The ledger views read a time window of the kept rows by the same rule.
+	if got := keptInWindow(t, trace.String()); !slices.Equal(got, []string{outer.SpanID().String()}) {
+		t.Fatalf("kept_calls over the window with an older rewrite landed late: %v, want the outer span's call", got)
+	}
 
 	if err := testStore.Engine().Exec(ctx, "DELETE FROM llm_calls WHERE trace_id = '"+trace.String()+"'"); err != nil {
 		t.Fatal(err)
@@ -75,4 +81,32 @@ func TestKeptCallsFollowTheirTrace(t *testing.T) {
 	if got, err := testStore.CallsByTrace(ctx, trace.String()); err != nil || len(got) != 0 {
 		t.Fatalf("after its rows were removed: %+v, %v", got, err)
 	}
+	if got := keptInWindow(t, trace.String()); len(got) != 0 {
+		t.Fatalf("kept_calls after its rows were removed: %v", got)
+	}
+}
+
+// keptInWindow returns the span IDs of trace's calls in kept_calls over a
+// window of decades around the test spans' start.
+func keptInWindow(t *testing.T, trace string) []string {
+	t.Helper()
+	q, err := storage.Bind("SELECT span_id FROM kept_calls(from = {from:DateTime64}, to = {to:DateTime64}) WHERE trace_id = {trace:String} ORDER BY span_id",
+		map[string]any{"from": time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), "to": time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC), "trace": trace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	if err = testStore.Engine().QueryJSON(context.Background(), q, func(row []byte) error {
+		var r struct {
+			SpanID string `json:"span_id"`
+		}
+		if err := json.Unmarshal(row, &r); err != nil {
+			return err
+		}
+		out = append(out, r.SpanID)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
