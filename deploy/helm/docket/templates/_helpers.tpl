@@ -69,6 +69,8 @@ app.kubernetes.io/component: {{ index . 1 }}
 
 {{- define "docket.gatewayEnv" -}}
 {{ include "docket.clickhouseEnv" . }}
+{{/* The lifecycle extension deletes content objects: gateway.yaml opens the content store too. */}}
+{{ include "docket.contentEnv" . }}
 - name: DOCKET_LEDGER_STORAGE
   value: {{ printf "{clickhouse: {dsn: \"$(DOCKET_CLICKHOUSE_DSN)\"%s}}" (ternary (printf ", cluster: %q" .Values.clickhouse.cluster) "" (ne .Values.clickhouse.cluster "")) | quote }}
 - {name: DOCKET_GATEWAY_CERT, value: /etc/docket/tls/tls.crt}
