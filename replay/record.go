@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/docketlabs/docket/ledger/ledgerstore"
@@ -90,12 +91,24 @@ func (r *Runner) record(ctx context.Context, runID string, at time.Time, actor, 
 	return nil
 }
 
-// Records returns the recorded replay results of a trace in store, oldest
-// first. It needs only the ledger, not a runner.
-func Records(ctx context.Context, store *ledgerstore.Store, traceID string) ([]Record, error) {
-	out, err := storage.QueryRows[Record](ctx, store.Engine(), queries.MustGet("replay_results_by_trace"), map[string]any{"trace_id": traceID})
-	if err != nil {
-		return nil, fmt.Errorf("replay: read results: %w", err)
+// Records returns the recorded replay results of a trace in store, in
+// tenants (every tenant when none is named), oldest first. It needs only
+// the ledger, not a runner. Naming the tenants makes each a primary-key
+// read.
+func Records(ctx context.Context, store *ledgerstore.Store, traceID string, tenants ...string) ([]Record, error) {
+	if len(tenants) == 0 {
+		tenants = []string{""}
+	}
+	var out []Record
+	for _, t := range tenants {
+		recs, err := storage.QueryRows[Record](ctx, store.Engine(), queries.MustGet("replay_results_by_trace"), map[string]any{"trace_id": traceID, "tenant": t})
+		if err != nil {
+			return nil, fmt.Errorf("replay: read results: %w", err)
+		}
+		out = append(out, recs...)
+	}
+	if len(tenants) > 1 {
+		slices.SortStableFunc(out, func(a, b Record) int { return a.At.Compare(b.At) })
 	}
 	return out, nil
 }

@@ -33,10 +33,20 @@ type Conflict struct {
 	ReceivedAt time.Time `json:"received_at"`
 }
 
-// ConflictsByTrace returns the conflicts of one trace, of every tenant;
-// callers filter by the tenants their reader may see.
-func (s *Store) ConflictsByTrace(ctx context.Context, traceID string) ([]Conflict, error) {
+// ConflictsByTrace returns the conflicts of one trace in tenants, or of
+// every tenant when none is named; callers filter by the tenants their
+// reader may see. Naming the tenants makes each a primary-key read (the
+// versions are ordered by tenant first); every tenant is a scan by the
+// trace's index.
+func (s *Store) ConflictsByTrace(ctx context.Context, traceID string, tenants ...string) ([]Conflict, error) {
+	if len(tenants) == 0 {
+		tenants = []string{""}
+	}
 	var out []Conflict
-	err := s.query(ctx, "conflicts_by_trace", map[string]any{"trace_id": traceID}, storage.DecodeRows(&out))
-	return out, err
+	for _, t := range tenants {
+		if err := s.query(ctx, "conflicts_by_trace", map[string]any{"trace_id": traceID, "tenant": t}, storage.DecodeRows(&out)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

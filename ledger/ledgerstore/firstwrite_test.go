@@ -71,6 +71,14 @@ func TestFirstIngestWinsUnderConcurrentBatches(t *testing.T) {
 			t.Fatalf("conflict %+v", c)
 		}
 	}
+	// Read by tenant, as the evidence page does: the same conflicts in
+	// theirs, none in another.
+	if mine, err := testStore.ConflictsByTrace(ctx, trace, "concurrent"); err != nil || len(mine) != len(conflicts) {
+		t.Fatalf("in the tenant: %d conflicts, want %d: %v", len(mine), len(conflicts), err)
+	}
+	if other, err := testStore.ConflictsByTrace(ctx, trace, "elsewhere"); err != nil || len(other) != 0 {
+		t.Fatalf("in another tenant: %+v %v", other, err)
+	}
 }
 
 // Two versions ingested in the same millisecond: bits of the row hash in

@@ -11,8 +11,8 @@ import (
 // conflicts lists the rows of a trace that arrived under a recorded key
 // with other content, in the tenants granted: the page shows the recorded
 // row and says that someone tried to rewrite it, who and when.
-func (a *api) conflicts(ctx context.Context, traceID string, granted []string) ([]ledgerstore.Conflict, error) {
-	list, err := a.Ledger.ConflictsByTrace(ctx, traceID)
+func (a *api) conflicts(ctx context.Context, traceID string, granted, tenants []string) ([]ledgerstore.Conflict, error) {
+	list, err := a.Ledger.ConflictsByTrace(ctx, traceID, tenants...)
 	if err != nil {
 		return nil, err
 	}

@@ -157,10 +157,12 @@ func (a *api) evidence(r *http.Request, s auth.Session) (int, any, error) {
 		ce.Content = contentItems(c, ce.State, a.Content != nil)
 		ev.Calls = append(ev.Calls, ce)
 	}
-	if ev.Replays, err = a.replays(ctx, id, granted); err != nil {
+	// Replays and conflicts are of the calls and spans shown, so of their
+	// tenants: read by (tenant, trace), not across every tenant.
+	if ev.Replays, err = a.replays(ctx, id, granted, tenants); err != nil {
 		return 0, nil, err
 	}
-	if ev.Conflicts, err = a.conflicts(ctx, id, granted); err != nil {
+	if ev.Conflicts, err = a.conflicts(ctx, id, granted, tenants); err != nil {
 		return 0, nil, err
 	}
 	ev.Timeline = timeline(calls, spans)
@@ -180,8 +182,8 @@ func traceTenants(calls []ledger.Call, spans []ledger.EvidenceSpan) []string {
 	return slices.Compact(out)
 }
 
-func (a *api) replays(ctx context.Context, traceID string, granted []string) ([]replay.Record, error) {
-	recs, err := replay.Records(ctx, a.Ledger, traceID)
+func (a *api) replays(ctx context.Context, traceID string, granted, tenants []string) ([]replay.Record, error) {
+	recs, err := replay.Records(ctx, a.Ledger, traceID, tenants...)
 	if err != nil {
 		return nil, err
 	}
