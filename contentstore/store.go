@@ -22,6 +22,8 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.uber.org/zap"
+
+	"github.com/docketlabs/docket/internal/hostext"
 )
 
 // Store is the content store shared by the contentref processor, the UI and
@@ -72,13 +74,9 @@ type Provider interface {
 // Lookup finds the content store of extension id among the host's
 // extensions.
 func Lookup(host component.Host, id component.ID) (Store, error) {
-	ext, ok := host.GetExtensions()[id]
-	if !ok {
-		return nil, fmt.Errorf("content store extension %s is not in service.extensions", id)
-	}
-	prov, ok := ext.(Provider)
-	if !ok {
-		return nil, fmt.Errorf("extension %s is not a content store", id)
+	prov, err := hostext.Find[Provider](host, id, "content store")
+	if err != nil {
+		return nil, err
 	}
 	st := prov.ContentStore()
 	if st == nil {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/internal/conventions"
+	"github.com/docketlabs/docket/internal/hostext"
 )
 
 // The OTLP receiver (v0.161.0, otlphttp.go) answers a JSON request whose
@@ -58,13 +59,11 @@ func (c *otlpCheck) Start(_ context.Context, host component.Host) error {
 	if c.cfg.Authenticator == (component.ID{}) {
 		return nil
 	}
-	ext, ok := host.GetExtensions()[c.cfg.Authenticator]
-	if !ok {
-		return fmt.Errorf("otlpcheck: authenticator %q is not an extension of this collector", c.cfg.Authenticator)
+	r, err := hostext.Find[tenantResolver](host, c.cfg.Authenticator, "tenant-resolving authenticator")
+	if err != nil {
+		return fmt.Errorf("otlpcheck: %w (use tenantauth)", err)
 	}
-	if c.resolver, ok = ext.(tenantResolver); !ok {
-		return fmt.Errorf("otlpcheck: extension %q does not tell a request's tenant (use tenantauth)", c.cfg.Authenticator)
-	}
+	c.resolver = r
 	return nil
 }
 

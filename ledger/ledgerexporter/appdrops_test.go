@@ -49,7 +49,7 @@ func TestAppDropsCountedPerTenant(t *testing.T) {
 		sdkReport("acme", "a-1", 100, 4, cum),
 		sdkReport("acme", "a-1", 100, 4, cum), // sent again
 		sdkReport("acme", "a-1", 180, 9, cum),
-		sdkReport("acme", "a-2", 50, 2, cum), // another process of acme
+		sdkReport("acme", "a-2", 50, 2, cum),  // another process of acme
 		sdkReport("acme", "a-1", 150, 6, cum), // late
 		sdkReport("globex", "g-1", 10, 3, delta),
 		sdkReport("globex", "g-1", 10, 3, delta),

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/component"
+
+	"github.com/docketlabs/docket/internal/hostext"
 )
 
 // RetryInterval is how often an unavailable ledger is opened again.
@@ -62,13 +64,9 @@ func (u Use) Ledger(ctx context.Context, host component.Host) (r *Reopening, own
 
 // Lookup finds the ledgerstorage extension id among the host's extensions.
 func Lookup(host component.Host, id component.ID) (*Reopening, error) {
-	ext, ok := host.GetExtensions()[id]
-	if !ok {
-		return nil, fmt.Errorf("storage: extension %s is not in service.extensions", id)
-	}
-	prov, ok := ext.(Provider)
-	if !ok {
-		return nil, fmt.Errorf("storage: extension %s is not a ledgerstorage extension", id)
+	prov, err := hostext.Find[Provider](host, id, "ledgerstorage")
+	if err != nil {
+		return nil, fmt.Errorf("storage: %w", err)
 	}
 	r := prov.LedgerStorage()
 	if r == nil {

@@ -68,7 +68,7 @@ func TestMissingOrWrongStoreExtension(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Start(ctx, componenttest.NewNopHost()); err == nil || !strings.Contains(err.Error(), "not configured") {
+	if err := p.Start(ctx, componenttest.NewNopHost()); err == nil || !strings.Contains(err.Error(), "not in service.extensions") {
 		t.Fatalf("named store missing: %v", err)
 	}
 	nf := extensiontest.NewNopFactory()
@@ -76,7 +76,7 @@ func TestMissingOrWrongStoreExtension(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Start(ctx, host{id: nop}); err == nil || !strings.Contains(err.Error(), "not a content store") {
+	if err := p.Start(ctx, host{id: nop}); err == nil || !strings.Contains(err.Error(), "not a content store extension") {
 		t.Fatalf("extension that is not a store: %v", err)
 	}
 }

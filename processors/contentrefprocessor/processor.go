@@ -46,17 +46,11 @@ func (p *contentRef) start(_ context.Context, host component.Host) error {
 	if p.cfg.Store != nil {
 		id = *p.cfg.Store
 	}
-	ext, ok := host.GetExtensions()[id]
-	if !ok {
-		return fmt.Errorf("contentref: no content store: extension %s is not configured; add it to extensions and service.extensions (or name another with store)", id)
+	st, err := contentstore.Lookup(host, id)
+	if err != nil {
+		return fmt.Errorf("contentref: no content store: %w (declare it in extensions and service.extensions, or name another with store)", err)
 	}
-	prov, ok := ext.(contentstore.Provider)
-	if !ok {
-		return fmt.Errorf("contentref: extension %s is not a content store", id)
-	}
-	if p.store = prov.ContentStore(); p.store == nil {
-		return fmt.Errorf("contentref: content store extension %s has not started", id)
-	}
+	p.store = st
 	return nil
 }
 

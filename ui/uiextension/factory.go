@@ -18,6 +18,7 @@ import (
 
 	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/contentstore"
+	"github.com/docketlabs/docket/internal/hostext"
 	"github.com/docketlabs/docket/ledger/access"
 	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/lifecycle"
@@ -162,9 +163,9 @@ func (u *uiExtension) replays(store *ledgerstore.Store, content contentstore.Sto
 // (no runner), or none without a content store.
 func (u *uiExtension) lifecycle(host component.Host, store *ledgerstore.Store, content contentstore.Store, logger *slog.Logger) (*lifecycle.Manager, *lifecycle.Runner, error) {
 	if id := u.cfg.Lifecycle; id != nil {
-		prov, ok := host.GetExtensions()[*id].(lifecycle.Provider)
-		if !ok {
-			return nil, nil, fmt.Errorf("docketui: lifecycle: %s is not a lifecycle extension in service.extensions", id)
+		prov, err := hostext.Find[lifecycle.Provider](host, *id, "lifecycle")
+		if err != nil {
+			return nil, nil, fmt.Errorf("docketui: lifecycle: %w", err)
 		}
 		m, r := prov.Lifecycle()
 		if m == nil {
