@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Schema is how the migrations are rendered: for one node (Cluster empty,
@@ -226,25 +227,17 @@ func (s Schema) Statement(name string) (string, error) {
 	if err != nil || s.Cluster == "" {
 		return sql, err
 	}
-	r, err := s.renderer()
-	if err != nil {
+	if err = s.Validate(); err != nil {
 		return "", err
 	}
-	ms, err := Migrations()
+	sharded, err := clusterTables()
 	if err != nil {
 		return "", err
-	}
-	for _, m := range ms {
-		for _, st := range m.Statements {
-			if _, err := r.render(st); err != nil {
-				return "", fmt.Errorf("queries: migration %s: %w", m.Name, err)
-			}
-		}
 	}
 	var unknown string
 	out := deleteFrom.ReplaceAllStringFunc(sql, func(stmt string) string {
 		table := deleteFrom.FindStringSubmatch(stmt)[1]
-		if !r.sharded[table] {
+		if !sharded[table] {
 			unknown = table
 		}
 		return "DELETE FROM " + local(table) + " ON CLUSTER " + s.Cluster
@@ -254,3 +247,22 @@ func (s Schema) Statement(name string) (string, error) {
 	}
 	return out, nil
 }
+
+// clusterTables are the tables the migrations leave on a cluster as a
+// local table under a Distributed one, learnt by rendering them once (the
+// set does not depend on the cluster's name).
+var clusterTables = sync.OnceValues(func() (map[string]bool, error) {
+	r := &renderer{cluster: "c", sharded: map[string]bool{}}
+	ms, err := Migrations()
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range ms {
+		for _, st := range m.Statements {
+			if _, err := r.render(st); err != nil {
+				return nil, fmt.Errorf("queries: migration %s: %w", m.Name, err)
+			}
+		}
+	}
+	return r.sharded, nil
+})

@@ -253,7 +253,7 @@ func (s *Server) externalTables(r *http.Request) (*external, error) {
 	q := r.URL.Query()
 	for name, files := range r.MultipartForm.File {
 		format, structure := q.Get(name+"_format"), q.Get(name+"_structure")
-		if len(files) != 1 || format == "" || structure == "" || !regexp.MustCompile(`^\w+$`).MatchString(name) {
+		if len(files) != 1 || format == "" || structure == "" || !tableName.MatchString(name) {
 			return ext, fmt.Errorf("external table %q needs one file, %s_format and %s_structure", name, name, name)
 		}
 		ext.names[name+"_format"], ext.names[name+"_structure"] = true, true
@@ -297,6 +297,9 @@ func (e *external) drop() {
 		_ = os.RemoveAll(e.dir)
 	}
 }
+
+// tableName is an external table's name, used unquoted in the statement.
+var tableName = regexp.MustCompile(`^\w+$`)
 
 // leadingSelect: a SELECT after any comment lines.
 var leadingSelect = regexp.MustCompile(`^(\s*--[^\n]*\n)*\s*SELECT\b`)
