@@ -406,7 +406,7 @@ func (w *bundleWriter) writeText(ctx context.Context, q string, f File, wr io.Wr
 // and hashes the rows as the engine reads them back: the chain covers what
 // the file holds.
 func (w *bundleWriter) writeParquet(ctx context.Context, q string, f File, addRow func([]byte) error) error {
-	if fe, ok := w.eng.(storage.FileEngine); ok {
+	if fe, ok := storage.FilesOf(w.eng); ok {
 		return w.fetchParquet(ctx, fe, q, f, addRow)
 	}
 	path, err := enginePath(filepath.Join(w.dir, f.Name))

@@ -49,6 +49,19 @@ type FileEngine interface {
 	QueryOver(ctx context.Context, query, table, format, structure string, data io.Reader, fn func(row []byte) error) error
 }
 
+// FilesOf returns the FileEngine behind eng: eng itself, or the engine a
+// wrapper (one with an Underlying method, such as a ledger that reopens
+// its engine) holds now.
+func FilesOf(eng Engine) (FileEngine, bool) {
+	if w, ok := eng.(interface{ Underlying() Engine }); ok {
+		if inner := w.Underlying(); inner != nil {
+			eng = inner
+		}
+	}
+	fe, ok := eng.(FileEngine)
+	return fe, ok
+}
+
 // ErrStop may be returned by a QueryJSON callback to end iteration early
 // without an error.
 var ErrStop = errors.New("storage: stop iteration")

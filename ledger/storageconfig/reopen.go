@@ -88,8 +88,18 @@ func (r *Reopening) get(ctx context.Context, now bool) (storage.Engine, error) {
 	return r.eng, nil
 }
 
-// Store is a ledger store on this storage.
-func (r *Reopening) Store() *ledgerstore.Store { return ledgerstore.New(r) }
+// Store is a ledger store on this storage, with its schema (a cluster's
+// statements differ: queries.Schema.Statement).
+func (r *Reopening) Store() *ledgerstore.Store { return ledgerstore.NewCluster(r, r.cfg.Schema()) }
+
+// Underlying is the engine opened, or nil while the ledger is unavailable:
+// what it can do beyond storage.Engine (storage.FilesOf) is the opened
+// engine's.
+func (r *Reopening) Underlying() storage.Engine {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.eng
+}
 
 func (r *Reopening) Exec(ctx context.Context, query string) error {
 	e, err := r.get(ctx, false)

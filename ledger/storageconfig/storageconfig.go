@@ -79,6 +79,15 @@ func (c Config) EmbeddedPath() string {
 	return DefaultEmbeddedPath
 }
 
+// Schema is how the migrations and the lifecycle's deletes are rendered:
+// for the configured cluster, or for one node.
+func (c Config) Schema() queries.Schema {
+	if c.ClickHouse == nil {
+		return queries.Schema{}
+	}
+	return queries.Schema{Cluster: c.ClickHouse.Cluster}
+}
+
 // Open opens the engine and applies pending migrations.
 func Open(ctx context.Context, c Config) (*ledgerstore.Store, error) {
 	if err := c.Validate(); err != nil {
@@ -91,7 +100,7 @@ func Open(ctx context.Context, c Config) (*ledgerstore.Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		store = ledgerstore.NewCluster(eng, queries.Schema{Cluster: ch.Cluster})
+		store = ledgerstore.NewCluster(eng, c.Schema())
 	} else {
 		eng, err := chdb.Open(c.EmbeddedPath())
 		if err != nil {
