@@ -2,6 +2,7 @@ package views
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -43,9 +44,12 @@ const (
 	MaxLimit           = 1000
 )
 
-// lookup narrows views_search.sql to one identifier (at most one field set).
-type lookup struct {
-	traceID, responseID, endUserRef string
+// search is what views_search.sql looks for: q as a response ID and as an
+// end user within [userFrom, userTo), and as a trace ID when traceID is
+// set.
+type search struct {
+	q, traceID       string
+	userFrom, userTo time.Time
 }
 
 // ListCalls returns the calls f selects, newest first, at most limit (0 means
@@ -99,14 +103,39 @@ func listCalls(ctx context.Context, store *ledgerstore.Store, f Filter, after *c
 	return calls, err
 }
 
-// searchCalls is the first page of the calls l finds among those f selects.
-func searchCalls(ctx context.Context, store *ledgerstore.Store, f Filter, l lookup, limit int) ([]CallSummary, error) {
-	params := map[string]any{
-		"trace_id": l.traceID, "response_id": l.responseID, "end_user_ref": l.endUserRef, "limit": uint32(limit),
+// searchCalls is the first page of the calls the first reading of s that
+// finds any (trace ID, response ID, end user) finds among those f selects,
+// and that reading's kind; when none finds a call, the kind of the first
+// reading tried.
+func searchCalls(ctx context.Context, store *ledgerstore.Store, f Filter, s search, limit int) (string, []CallSummary, error) {
+	var rows []struct {
+		CallSummary
+		Reading int `json:"reading"`
+	}
+	if err := query(ctx, store, "views_search", f, searchParams(s, limit), storage.DecodeRows(&rows)); err != nil {
+		return "", nil, err
+	}
+	kind := KindResponseID
+	if s.traceID != "" {
+		kind = KindTraceID
 	}
 	calls := []CallSummary{}
-	err := query(ctx, store, "views_search", f, params, storage.DecodeRows(&calls))
-	return calls, err
+	for _, r := range rows {
+		if r.Reading != rows[0].Reading {
+			break // rows come in reading order
+		}
+		if r.Reading < 0 || r.Reading >= len(readings) {
+			return "", nil, fmt.Errorf("views: views_search: reading %d", r.Reading)
+		}
+		kind = readings[r.Reading]
+		calls = append(calls, r.CallSummary)
+	}
+	return kind, calls, nil
+}
+
+// searchParams binds views_search.sql's own parameters.
+func searchParams(s search, limit int) map[string]any {
+	return map[string]any{"q": s.q, "trace_id": s.traceID, "user_from": s.userFrom, "user_to": s.userTo, "limit": uint32(limit)}
 }
 
 // Kinds of Search results.
@@ -115,6 +144,10 @@ const (
 	KindResponseID = "response_id"
 	KindEndUser    = "end_user"
 )
+
+// readings are the kinds in the order Search tries them, as views_search.sql
+// numbers its reading column.
+var readings = []string{KindTraceID, KindResponseID, KindEndUser}
 
 // Limits of Search's query text and its default end-user window.
 const (
@@ -152,24 +185,11 @@ func Search(ctx context.Context, store *ledgerstore.Store, q string, from, to ti
 	if err = checkRange(from, to); err != nil {
 		return "", nil, err
 	}
-	type step struct {
-		kind string
-		f    Filter
-		l    lookup
-	}
-	var steps []step
+	s := search{q: q, userFrom: from, userTo: to}
 	if id := strings.ToLower(q); ledger.ValidTraceID(id) {
-		steps = append(steps, step{KindTraceID, Filter{Tenants: tenants}, lookup{traceID: id}})
+		s.traceID = id
 	}
-	steps = append(steps,
-		step{KindResponseID, Filter{Tenants: tenants}, lookup{responseID: q}},
-		step{KindEndUser, Filter{Tenants: tenants, From: from, To: to}, lookup{endUserRef: q}})
-	for _, s := range steps {
-		if results, err = searchCalls(ctx, store, s.f, s.l, limit); err != nil || len(results) > 0 {
-			return s.kind, results, err
-		}
-	}
-	return steps[0].kind, results, nil
+	return searchCalls(ctx, store, Filter{Tenants: tenants}, s, limit)
 }
 
 // CheckQuery reports, wrapping ErrInvalid, why q cannot be searched for:

@@ -135,12 +135,12 @@ func TestEndUserProjectionFindsWhatTheTableFinds(t *testing.T) {
 				// A short page, where a trace missing from the projection
 				// or kept in it lets another one in, and a full one.
 				for _, limit := range []int{[]int{2, DefaultSearchLimit}[(i+j)%2]} {
-					l := lookup{endUserRef: u}
-					got, err := searchCalls(ctx, store, fc.f, l, limit)
+					s := search{q: u, userFrom: fc.f.From, userTo: fc.f.To}
+					_, got, err := searchCalls(ctx, store, fc.f, s, limit)
 					if err != nil {
 						t.Fatal(err)
 					}
-					want := searchWithoutProjection(t, fc.f, l, limit)
+					want := searchWithoutProjection(t, fc.f, s, limit)
 					if !slices.EqualFunc(got, want, equalSummary) {
 						t.Errorf("%s: %s, %s, limit %d: through the projection %d calls %v, through the table %d %v",
 							stage, u, fc.name, limit, len(got), keysOf(got), len(want), keysOf(want))
@@ -188,11 +188,9 @@ func TestEndUserProjectionFindsWhatTheTableFinds(t *testing.T) {
 
 // searchWithoutProjection is searchCalls with the engine told not to use
 // projections: the search as it read before migration 0013.
-func searchWithoutProjection(t *testing.T, f Filter, l lookup, limit int) []CallSummary {
+func searchWithoutProjection(t *testing.T, f Filter, s search, limit int) []CallSummary {
 	t.Helper()
-	q, err := bind("views_search", f, map[string]any{
-		"trace_id": l.traceID, "response_id": l.responseID, "end_user_ref": l.endUserRef, "limit": uint32(limit),
-	})
+	q, err := bind("views_search", f, searchParams(s, limit))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +207,7 @@ func searchWithoutProjection(t *testing.T, f Filter, l lookup, limit int) []Call
 func endUserPlanUses(t *testing.T, user, projection string) bool {
 	t.Helper()
 	f := Filter{Tenants: every, From: indexFrom, To: indexTo}
-	q, err := bind("views_search", f, map[string]any{"trace_id": "", "response_id": "", "end_user_ref": user, "limit": uint32(1)})
+	q, err := bind("views_search", f, searchParams(search{q: user, userFrom: f.From, userTo: f.To}, 1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,9 +50,7 @@ func FuzzCheckQuery(f *testing.F) {
 
 // bindSearch is the end-user search SQL for q.
 func bindSearch(q string) (string, error) {
-	return bind("views_search", Filter{Tenants: []string{"acme"}, From: t0, To: t0.Add(time.Hour)}, map[string]any{
-		"trace_id": "", "response_id": "", "end_user_ref": q, "limit": uint32(1),
-	})
+	return bind("views_search", Filter{Tenants: []string{"acme"}}, searchParams(search{q: q, userFrom: t0, userTo: t0.Add(time.Hour)}, 1))
 }
 
 // FuzzDecodeCursor: any token either is refused with ErrInvalid or decodes

@@ -155,6 +155,11 @@ func query(ctx context.Context, store *ledgerstore.Store, name string, f Filter,
 // bind returns the named views query with f's conditions in place of its
 // {filter}, f's and the query's own params bound, and the views settings.
 func bind(name string, f Filter, params map[string]any) (string, error) {
+	return bindSQL(name, queries.MustGet(name), f, params)
+}
+
+// bindSQL is bind of the text sql, named name in errors.
+func bindSQL(name, sql string, f Filter, params map[string]any) (string, error) {
 	if err := f.Validate(); err != nil {
 		return "", err
 	}
@@ -165,7 +170,7 @@ func bind(name string, f Filter, params map[string]any) (string, error) {
 	for k, v := range params {
 		bound[k] = v
 	}
-	sql := strings.ReplaceAll(queries.MustGet(name), "{filter}", filterSQL()) + "\n" + queries.MustGet("views_settings")
+	sql = strings.ReplaceAll(sql, "{filter}", filterSQL()) + "\n" + queries.MustGet("views_settings")
 	q, err := storage.Bind(sql, bound)
 	if err != nil {
 		return "", fmt.Errorf("views: %s: %w", name, err)

@@ -807,9 +807,7 @@ func TestPreciseLookupIndexes(t *testing.T) {
 			t.Fatalf("statement %d again: %v", i+1, err)
 		}
 	}
-	sql, err := bind("views_search", Filter{Tenants: every}, map[string]any{
-		"trace_id": "", "response_id": "chatcmpl-a1", "end_user_ref": "", "limit": uint32(1),
-	})
+	sql, err := bind("views_search", Filter{Tenants: every}, searchParams(search{q: "chatcmpl-a1", userFrom: t0, userTo: t0.Add(time.Hour)}, 1))
 	if err != nil {
 		t.Fatal(err)
 	}

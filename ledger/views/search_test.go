@@ -1,0 +1,131 @@
+package views
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/storage"
+)
+
+// searchStepwise is Search as it was until it read every reading of q in
+// one statement: testdata/search_stepwise.sql once per reading, in Search's
+// order, until one finds calls.
+func searchStepwise(t *testing.T, q string, from, to time.Time, tenants []string, limit int) (string, []CallSummary) {
+	t.Helper()
+	sql, err := os.ReadFile("testdata/search_stepwise.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type step struct {
+		kind                            string
+		f                               Filter
+		traceID, responseID, endUserRef string
+	}
+	var steps []step
+	if id := strings.ToLower(q); ledger.ValidTraceID(id) {
+		steps = append(steps, step{kind: KindTraceID, f: Filter{Tenants: tenants}, traceID: id})
+	}
+	steps = append(steps,
+		step{kind: KindResponseID, f: Filter{Tenants: tenants}, responseID: q},
+		step{kind: KindEndUser, f: Filter{Tenants: tenants, From: from, To: to}, endUserRef: q})
+	for _, s := range steps {
+		bound, err := bindSQL("search_stepwise", string(sql), s.f, map[string]any{
+			"trace_id": s.traceID, "response_id": s.responseID, "end_user_ref": s.endUserRef, "limit": uint32(limit),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := []CallSummary{}
+		if err = store.Engine().QueryJSON(context.Background(), bound, storage.DecodeRows(&calls)); err != nil {
+			t.Fatal(err)
+		}
+		if len(calls) > 0 {
+			return s.kind, calls
+		}
+	}
+	return steps[0].kind, []CallSummary{}
+}
+
+// TestSearchFindsWhatTheStepwiseSearchFound compares Search, which reads
+// every reading of q in one statement, with the search it replaced, one
+// statement per reading, over the curated calls and the end-user index's
+// ledger (frequent users with full pages, redeliveries, conflicts): trace
+// IDs in one or two tenants and upper case, response IDs in one or two
+// tenants, end users, a text that is a response ID and an end user, one
+// that is an end user and looks like a trace ID, and unknown ones, under
+// several grants, windows and page sizes. Kind and calls must be the same.
+func TestSearchFindsWhatTheStepwiseSearchFound(t *testing.T) {
+	load(t)
+	ctx := context.Background()
+	users := indexLedger(t)
+	// A text that is a response ID in one trace and the end user of calls
+	// in others, in the index ledger's tenants and months.
+	both := []ledger.Call{
+		call(ledger.Call{Tenant: "zzz-idx-b", TraceID: "b1000000000000000000000000000001", SpanID: "00000000000b0001", ServiceName: "bot",
+			StartTime: indexFrom.Add(time.Hour), DurationMS: 10, Provider: "openai", RequestModel: "gpt-4o", ResponseID: "idx-both", Status: "ok"}),
+		call(ledger.Call{Tenant: "zzz-idx-c", TraceID: "b1000000000000000000000000000002", SpanID: "00000000000b0002", ServiceName: "bot",
+			StartTime: indexFrom.Add(2 * time.Hour), DurationMS: 10, Provider: "openai", RequestModel: "gpt-4o", ResponseID: "idx-r2", Status: "ok", EndUserRef: "idx-both"}),
+	}
+	if err := store.InsertCalls(ctx, both); err != nil {
+		t.Fatal(err)
+	}
+	qs := []string{traceA, strings.ToUpper(traceA), traceD, "chatcmpl-a1", "resp-shared", "user-1", "user-2", "user-9",
+		hashedUser, strings.ToUpper(hashedUser), "recent-user", "idx-both", "idx-r2", "nobody", "b1000000000000000000000000000001"}
+	qs = append(qs, users[:5]...)
+	qs = append(qs, users[len(users)-2:]...)
+	for _, col := range []string{"trace_id", "response_id"} {
+		err := store.Engine().QueryJSON(ctx, fmt.Sprintf("SELECT DISTINCT %s AS v FROM llm_calls WHERE tenant LIKE 'zzz-idx-%%' ORDER BY cityHash64(v) LIMIT 4", col),
+			func(row []byte) error {
+				var r struct {
+					V string `json:"v"`
+				}
+				err := json.Unmarshal(row, &r)
+				qs = append(qs, r.V)
+				return err
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	grants := [][]string{every, {"acme"}, {"globex", "zzz-idx-a"}, {"zzz-idx-c", "recent"}, {"zzz-idx-b", "zzz-idx-c"}, {}}
+	now := time.Now().UTC()
+	windows := [][2]time.Time{
+		{t0, t0.Add(72 * time.Hour)},
+		{indexFrom, indexTo},
+		{indexFrom.Add(30 * 24 * time.Hour), indexTo},
+		{now.Add(-EndUserWindow), now},
+		{minTime, maxTime},
+	}
+	limits := []int{1, 2, DefaultSearchLimit}
+	found := map[string]int{}
+	for i, q := range qs {
+		for j, g := range grants {
+			w, limit := windows[(i+j)%len(windows)], limits[(i+2*j)%len(limits)]
+			kind, got, err := Search(ctx, store, q, w[0], w[1], g, limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantKind, want := searchStepwise(t, q, w[0], w[1], g, limit)
+			if kind != wantKind || !slices.EqualFunc(got, want, equalSummary) {
+				t.Errorf("%q, tenants %v, %s – %s, limit %d: got %s %v, the stepwise search %s %v",
+					q, g, w[0].Format(time.DateOnly), w[1].Format(time.DateOnly), limit, kind, keysOf(got), wantKind, keysOf(want))
+			}
+			if len(got) > 0 {
+				found[kind]++
+			}
+		}
+	}
+	// Every reading found calls somewhere, or the comparison proves little.
+	for _, k := range readings {
+		if found[k] == 0 {
+			t.Errorf("no search found calls as %s", k)
+		}
+	}
+}
