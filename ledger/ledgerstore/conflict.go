@@ -2,6 +2,8 @@ package ledgerstore
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/docketlabs/docket/ledger/storage"
@@ -37,13 +39,39 @@ type Conflict struct {
 // every tenant when none is named; callers filter by the tenants their
 // reader may see. Naming the tenants makes each a primary-key read (the
 // versions are ordered by tenant first); every tenant is a scan by the
-// trace's index.
+// trace's index. The row_conflicts view is read only for the tenants in
+// which a key of the trace holds several versions: almost no trace has
+// any, and finding that out is one cheaper read for every tenant at once.
 func (s *Store) ConflictsByTrace(ctx context.Context, traceID string, tenants ...string) ([]Conflict, error) {
+	all := uint32(0)
+	if len(tenants) == 0 {
+		all = 1
+	}
+	names, err := json.Marshal(append([]string{}, tenants...))
+	if err != nil {
+		return nil, fmt.Errorf("ledger: encode tenants: %w", err)
+	}
+	contested := map[string]bool{}
+	err = s.query(ctx, "conflict_tenants_by_trace", map[string]any{"trace_id": traceID, "all_tenants": all, "tenants": string(names)},
+		func(row []byte) error {
+			var r struct {
+				Tenant string `json:"tenant"`
+			}
+			err := json.Unmarshal(row, &r)
+			contested[r.Tenant] = true
+			return err
+		})
+	if err != nil || len(contested) == 0 {
+		return nil, err
+	}
 	if len(tenants) == 0 {
 		tenants = []string{""}
 	}
 	var out []Conflict
 	for _, t := range tenants {
+		if t != "" && !contested[t] {
+			continue
+		}
 		if err := s.query(ctx, "conflicts_by_trace", map[string]any{"trace_id": traceID, "tenant": t}, storage.DecodeRows(&out)); err != nil {
 			return nil, err
 		}
