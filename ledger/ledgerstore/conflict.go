@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/docketlabs/docket/ledger/storage"
@@ -44,8 +45,8 @@ type Conflict struct {
 // any, and finding that out is one cheaper read for every tenant at once.
 func (s *Store) ConflictsByTrace(ctx context.Context, traceID string, tenants ...string) ([]Conflict, error) {
 	all := uint32(0)
-	if len(tenants) == 0 {
-		all = 1
+	if len(tenants) == 0 || slices.Contains(tenants, "") {
+		all = 1 // "" names every tenant, as in conflicts_by_trace.sql
 	}
 	names, err := json.Marshal(append([]string{}, tenants...))
 	if err != nil {
@@ -57,9 +58,9 @@ func (s *Store) ConflictsByTrace(ctx context.Context, traceID string, tenants ..
 			var r struct {
 				Tenant string `json:"tenant"`
 			}
-			err := json.Unmarshal(row, &r)
+			decodeErr := json.Unmarshal(row, &r)
 			contested[r.Tenant] = true
-			return err
+			return decodeErr
 		})
 	if err != nil || len(contested) == 0 {
 		return nil, err

@@ -57,7 +57,7 @@ func TestConflictsByTraceFindsWhatTheViewFinds(t *testing.T) {
 		}
 	}
 	for _, trace := range []string{shared, quiet} {
-		for _, tenants := range [][]string{nil, {"cf-a"}, {"cf-b"}, {"cf-c", "cf-a"}, {"cf-a", "cf-b", "cf-c"}, {"nowhere"}} {
+		for _, tenants := range [][]string{nil, {"cf-a"}, {"cf-b"}, {"cf-c", "cf-a"}, {"cf-a", "cf-b", "cf-c"}, {"nowhere"}, {"nowhere", ""}} {
 			got, err := testStore.ConflictsByTrace(ctx, trace, tenants...)
 			if err != nil {
 				t.Fatal(err)
