@@ -5,16 +5,12 @@ package otlptest
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"encoding/binary"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"time"
-
-	"golang.org/x/net/http2"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -61,10 +57,10 @@ func (rawCodec) Name() string                         { return "proto" }
 // status code. grpc-go cannot send a message that fails to decompress, so
 // this speaks gRPC's framing over HTTP/2 itself.
 func SendFlaggedTraces(addr, token, encoding string, body []byte) (codes.Code, error) {
-	tr := &http2.Transport{AllowHTTP: true, DialTLSContext: func(ctx context.Context, network, addr string, _ *tls.Config) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, network, addr)
-	}}
+	// gRPC in plaintext is HTTP/2 without TLS (h2c, prior knowledge).
+	var protocols http.Protocols
+	protocols.SetUnencryptedHTTP2(true)
+	tr := &http.Transport{Protocols: &protocols}
 	defer tr.CloseIdleConnections()
 	// A gRPC message: the compressed flag, the length, the bytes.
 	frame := make([]byte, 5, 5+len(body))
