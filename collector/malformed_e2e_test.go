@@ -69,6 +69,7 @@ func TestMalformedRequestsGetClientErrors(t *testing.T) {
 		{"valid gzipped protobuf", "POST", "/v1/traces", "application/x-protobuf", "gzip", gz(protobuf), 200},
 		{"gzipped body over max_request_body_size once decompressed", "POST", "/v1/traces", "application/json", "gzip", gz(bytes.Repeat([]byte(" "), 2<<20)), 400},
 		{"unknown content encoding", "POST", "/v1/traces", "application/json", "br2", []byte(validJSONTraces), 400},
+		{"content encoding that is not UTF-8", "POST", "/v1/traces", "application/json", "\xff", []byte(validJSONTraces), 400},
 		{"body over max_request_body_size", "POST", "/v1/traces", "application/json", "", bytes.Repeat([]byte(" "), 2<<20), 400},
 		{"protobuf body over max_request_body_size", "POST", "/v1/traces", "application/x-protobuf", "", bytes.Repeat([]byte{0}, 2<<20), 400},
 		{"unsupported content type", "POST", "/v1/traces", "text/plain", "", []byte("hello"), 415},

@@ -112,14 +112,17 @@ func (c *otlpCheck) decompressor(ctx context.Context, next http.Handler) (http.H
 }
 
 // refuseEncoding answers a body whose Content-Encoding is unknown or fails
-// to decode, as the receiver does for protobuf and JSON (its fallback for
-// other content types is a 500, which senders retry).
-func refuseEncoding(w http.ResponseWriter, r *http.Request, msg string, _ int) {
+// to decode with 400, as the receiver does for protobuf and JSON (its
+// fallback for other content types is a 500, which senders retry). The
+// decoder's message is not passed on: it quotes the sender's header, which
+// need not even be valid UTF-8.
+func refuseEncoding(w http.ResponseWriter, r *http.Request, _ string, _ int) {
+	const msg = "request body could not be decoded from its Content-Encoding"
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == protobufContentType {
 		b, err := proto.Marshal(status.New(codes.InvalidArgument, msg).Proto())
 		if err != nil {
-			panic(err) // a status with a string always encodes
+			panic(err) // a status with a constant message always encodes
 		}
 		w.Header().Set("Content-Type", protobufContentType)
 		w.WriteHeader(http.StatusBadRequest)
