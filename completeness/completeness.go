@@ -102,7 +102,7 @@ type Account struct {
 		sync.Mutex
 		last map[string]int64
 	}
-	reg   struct {
+	reg struct {
 		sync.Mutex
 		n   int
 		reg metric.Registration
