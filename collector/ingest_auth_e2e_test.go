@@ -108,16 +108,20 @@ func (c *ingestCollector) postHTTP(token string, td ptrace.Traces) (int, error) 
 	if err != nil {
 		return 0, err
 	}
-	return c.postBody(token, body)
+	return c.postBody(token, "", body)
 }
 
-// postBody sends body as an OTLP/HTTP protobuf traces request.
-func (c *ingestCollector) postBody(token string, body []byte) (int, error) {
+// postBody sends body as an OTLP/HTTP protobuf traces request, labelled
+// with the Content-Encoding encoding unless it is empty.
+func (c *ingestCollector) postBody(token, encoding string, body []byte) (int, error) {
 	req, err := http.NewRequest(http.MethodPost, c.otlpURL, bytes.NewReader(body))
 	if err != nil {
 		return 0, err
 	}
 	req.Header.Set("Content-Type", "application/x-protobuf")
+	if encoding != "" {
+		req.Header.Set("Content-Encoding", encoding)
+	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}

@@ -31,15 +31,17 @@ func TestMalformedRequestsCountedPerTenant(t *testing.T) {
 	before := c.counter(t, refusedRequestsMetric, "tenant", "reason")
 	garbage := []byte{0xff, 0xff, 0xff, 0xff, 0xff}
 	for _, s := range []struct {
-		name  string
-		token string
-		want  int
+		name     string
+		token    string
+		encoding string
+		want     int
 	}{
-		{"acme", acmeToken, http.StatusBadRequest},
-		{"acme again", acmeToken, http.StatusBadRequest},
-		{"wrong token", "guess", http.StatusUnauthorized},
+		{"acme", acmeToken, "", http.StatusBadRequest},
+		// The receiver would refuse it before any middleware, uncounted.
+		{"acme, gzip-labelled garbage", acmeToken, "gzip", http.StatusBadRequest},
+		{"wrong token", "guess", "", http.StatusUnauthorized},
 	} {
-		if code, err := c.postBody(s.token, garbage); err != nil || code != s.want {
+		if code, err := c.postBody(s.token, s.encoding, garbage); err != nil || code != s.want {
 			t.Fatalf("http %s: %d %v, want %d", s.name, code, err, s.want)
 		}
 	}
@@ -57,6 +59,14 @@ func TestMalformedRequestsCountedPerTenant(t *testing.T) {
 			t.Fatalf("grpc %s: %s %v, want %s", s.name, code, err, s.want)
 		}
 	}
+	// A message flagged gzip-compressed that is not gzip fails to
+	// decompress, before any interceptor; one in an unknown encoding is
+	// refused before it is read.
+	for encoding, want := range map[string]codes.Code{"gzip": codes.Internal, "br2": codes.Unimplemented} {
+		if code, err := otlptest.SendFlaggedTraces(c.grpcAddr, globexToken, encoding, garbage); err != nil || code != want {
+			t.Fatalf("grpc globex, %s-flagged garbage: %s %v, want %s", encoding, code, err, want)
+		}
+	}
 	if code, _ := c.sendGRPC("guess", callTraces("guess-1", "")); code != codes.Unauthenticated {
 		t.Fatalf("grpc wrong token: %s", code)
 	}
@@ -65,7 +75,7 @@ func TestMalformedRequestsCountedPerTenant(t *testing.T) {
 	}
 
 	unknown := conventions.UnknownTenant
-	want := map[string]int{"acme/malformed": 2, "globex/malformed": 1, unknown + "/malformed": 1, unknown + "/auth": 2}
+	want := map[string]int{"acme/malformed": 2, "globex/malformed": 3, unknown + "/malformed": 1, unknown + "/auth": 2}
 	got := map[string]int{}
 	for k, v := range c.counter(t, refusedRequestsMetric, "tenant", "reason") {
 		if d := v - before[k]; d != 0 {
@@ -93,7 +103,7 @@ func TestMalformedRequestsCountedPerTenant(t *testing.T) {
 			}
 		}
 	}
-	if wantAPI := map[string]int64{"acme/malformed": 2, "globex/malformed": 1}; !maps.Equal(api, wantAPI) {
+	if wantAPI := map[string]int64{"acme/malformed": 2, "globex/malformed": 3}; !maps.Equal(api, wantAPI) {
 		t.Errorf("API refused requests %v, want %v", api, wantAPI)
 	}
 }

@@ -39,8 +39,8 @@ const (
 	// counted here, and only reconciliation shows its losses.
 	DroppedInApp Stage = "dropped_in_app"
 	// RefusedAuth: spans of requests the tenant processor refused, for no
-	// usable identity (tenant "") or for naming another tenant. Lost unless
-	// the sender fixes its credentials.
+	// usable identity (counted under conventions.UnknownTenant) or for
+	// naming another tenant. Lost unless the sender fixes its credentials.
 	RefusedAuth Stage = "refused_auth"
 	// RefusedRetry: spans refused with a retry delay because the ledger's
 	// queue or its disk was full. The sender keeps and resends them.
@@ -102,7 +102,7 @@ type Account struct {
 		sync.Mutex
 		last map[string]int64
 	}
-	reg   struct {
+	reg struct {
 		sync.Mutex
 		n   int
 		reg metric.Registration

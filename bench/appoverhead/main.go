@@ -5,16 +5,23 @@
 //   - the example app's p99 latency of /ask at a fixed request rate with
 //     tracing on (the blocking batch span processor and the span account of
 //     examples/llmapp, exporting to docket collector) as a ratio to the same
-//     app with tracing off (OTEL_TRACES_SAMPLER=always_off), over
-//     interleaved rounds; target ≤ 1.05;
+//     app with tracing off (OTEL_TRACES_SAMPLER=always_off); target ≤ 1.05.
+//     Both apps run for the whole measurement, warm, with the same
+//     GOMAXPROCS, and take the load in many short rounds, alternately
+//     (on-off, off-on, …), so that a change in the machine's load falls on
+//     both arms alike. Each arm's p99 is over its rounds pooled; the ratio
+//     is also given per block of consecutive rounds (median and range),
+//     which shows how far the machine let it move, and beside it each
+//     arm's CPU time per request, which other processes disturb far less;
 //   - the collector killed mid-load and restarted: the app's error rate and
 //     peak memory against the rounds where it stayed up, and the calls the
 //     app answered against the ledger's rows once the collector is back
 //     (what is missing there is what reconciliation reports missing).
 //
-// Run after `make build` and `go build -o bin/… ./examples/{llmapp,fakeprovider}`:
+// Run after `make build` and `go build -o bin/… ./examples/{llmapp,fakeprovider}`,
+// on a machine otherwise idle:
 //
-//	go run ./bench/appoverhead
+//	go run ./bench/appoverhead -rate 150 -round 2s -rounds 60 -blocks 6 -gomaxprocs 2
 package main
 
 import (
@@ -49,6 +56,9 @@ type options struct {
 	rate          int
 	round         time.Duration
 	rounds        int
+	blocks        int
+	gomaxprocs    int
+	settle        time.Duration
 	outage        bool
 	outageRound   time.Duration
 	docket, app   string
@@ -60,8 +70,11 @@ type options struct {
 func main() {
 	var o options
 	flag.IntVar(&o.rate, "rate", 150, "requests per second sent to the app, on a fixed schedule")
-	flag.DurationVar(&o.round, "round", 10*time.Second, "length of one round of load")
-	flag.IntVar(&o.rounds, "rounds", 4, "interleaved rounds of each of tracing off and on, after one warm-up round that is not counted")
+	flag.DurationVar(&o.round, "round", 2*time.Second, "length of one round of load on one arm")
+	flag.IntVar(&o.rounds, "rounds", 60, "rounds of each of tracing off and on, alternating, after one warm-up round of each that is not counted")
+	flag.IntVar(&o.blocks, "blocks", 6, "blocks of consecutive rounds, each giving one p99 ratio, for the spread")
+	flag.IntVar(&o.gomaxprocs, "gomaxprocs", 2, "GOMAXPROCS of both apps")
+	flag.DurationVar(&o.settle, "settle", 500*time.Millisecond, "pause after each round, so that one arm's leftover work falls less on the next")
 	flag.BoolVar(&o.outage, "outage", true, "also run a round with the collector killed for the middle third")
 	flag.DurationVar(&o.outageRound, "outage-round", 30*time.Second, "length of the outage round")
 	flag.StringVar(&o.docket, "docket", "bin/docket", "docket binary")
@@ -70,6 +83,10 @@ func main() {
 	flag.DurationVar(&o.timeout, "timeout", 10*time.Second, "time limit of one request; a request over it is an error")
 	flag.DurationVar(&o.drainDeadline, "drain", 3*time.Minute, "time the ledger may take to hold every call after a round")
 	flag.Parse()
+	if o.rate < 1 || o.rounds < 1 || o.blocks < 1 || o.blocks > o.rounds || o.gomaxprocs < 1 {
+		slog.Error("-rate, -rounds, -blocks and -gomaxprocs must be ≥ 1, -blocks ≤ -rounds")
+		os.Exit(2)
+	}
 	if err := run(o); err != nil {
 		slog.Error("bench failed", "err", err)
 		os.Exit(1)
@@ -80,7 +97,9 @@ func main() {
 type round struct {
 	sent, ok, failed int
 	p50, p99         time.Duration
-	peakRSSKiB       int64
+	// lat holds the answered requests' latencies, sorted.
+	lat        []time.Duration
+	peakRSSKiB int64
 	// cpu is the app's CPU time (user + system) during the load, which
 	// other processes on the machine disturb far less than latency.
 	cpu time.Duration
@@ -105,43 +124,14 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	// The first round warms the machine, the collector and the page cache.
-	if _, err = appRound(o, dir, provURL, col, true, nil); err != nil {
+	fmt.Printf("load average at start: %s\n", loadavg())
+	on, err := steady(o, provURL, col)
+	if err != nil {
 		stop(col.cmd)
 		return err
 	}
-	var off, on []round
-	for r := 0; r < o.rounds; r++ {
-		// Alternate which goes first, so a trend in the machine's load
-		// favours neither.
-		order := []bool{r%2 == 1, r%2 == 0}
-		for _, tracing := range order {
-			res, rerr := appRound(o, dir, provURL, col, tracing, nil)
-			if rerr != nil {
-				stop(col.cmd)
-				return rerr
-			}
-			if tracing {
-				on = append(on, res)
-			} else {
-				off = append(off, res)
-			}
-			fmt.Printf("tracing %-3s  sent %d  ok %d  failed %d  p50 %s  p99 %s  app CPU %s  peak RSS %d KiB  app spans not exported %d\n",
-				onOff(tracing), res.sent, res.ok, res.failed, res.p50, res.p99, res.cpu, res.peakRSSKiB, res.appLost)
-		}
-	}
+	fmt.Printf("load average at end: %s\n", loadavg())
 	stop(col.cmd)
-	offP99, onP99 := median(off, func(r round) time.Duration { return r.p99 }), median(on, func(r round) time.Duration { return r.p99 })
-	ratios := make([]float64, len(on))
-	for i := range on {
-		ratios[i] = float64(on[i].p99) / float64(off[i].p99)
-	}
-	slices.Sort(ratios)
-	fmt.Printf("\np99 with tracing on / off (medians of %d rounds at %d req/s): %s / %s = %.3f; per-round ratios %.3f (target ≤ 1.05)\n",
-		o.rounds, o.rate, onP99, offP99, float64(onP99)/float64(offP99), ratios)
-	fmt.Printf("p50 with tracing on / off: %s / %s\n", median(on, func(r round) time.Duration { return r.p50 }), median(off, func(r round) time.Duration { return r.p50 }))
-	onCPU, offCPU := median(on, func(r round) time.Duration { return r.cpu }), median(off, func(r round) time.Duration { return r.cpu })
-	fmt.Printf("app CPU per request with tracing on / off: %s / %s = %.3f\n", onCPU/time.Duration(on[0].sent), offCPU/time.Duration(off[0].sent), float64(onCPU)/float64(offCPU))
 	if !o.outage {
 		return nil
 	}
@@ -153,7 +143,7 @@ func run(o options) error {
 	}
 	oo := o
 	oo.round = o.outageRound
-	res, err := appRound(oo, dir, provURL, col, true, func(elapsed time.Duration) {
+	res, err := appRound(oo, provURL, col, true, func(elapsed time.Duration) {
 		switch {
 		case elapsed >= oo.round/3 && col.cmd != nil && !col.killed:
 			_ = col.cmd.Process.Kill()
@@ -178,12 +168,12 @@ func run(o options) error {
 	if res.rows, err = countLedger(filepath.Join(odir, "ledger")); err != nil {
 		return err
 	}
-	steadyErr := float64(sumOf(on, func(r round) int { return r.failed })) / float64(max(1, sumOf(on, func(r round) int { return r.sent })))
+	steadyErr := float64(on.failed) / float64(max(1, on.sent))
 	fmt.Printf("collector killed for the middle third: sent %d  ok %d  failed %d  p99 %s  peak RSS %d KiB  app spans not exported %d\n",
 		res.sent, res.ok, res.failed, res.p99, res.peakRSSKiB, res.appLost)
 	fmt.Printf("error rate with the outage / steady: %.4f%% / %.4f%%\n", 100*float64(res.failed)/float64(max(1, res.sent)), 100*steadyErr)
-	fmt.Printf("peak app RSS with the outage / steady (max of rounds): %d / %d KiB = %.3f\n", res.peakRSSKiB,
-		maxOf(on, func(r round) int64 { return r.peakRSSKiB }), float64(res.peakRSSKiB)/float64(maxOf(on, func(r round) int64 { return r.peakRSSKiB })))
+	fmt.Printf("peak app RSS with the outage / steady: %d / %d KiB = %.3f\n", res.peakRSSKiB,
+		on.peakRSSKiB, float64(res.peakRSSKiB)/float64(max(1, on.peakRSSKiB)))
 	fmt.Printf("calls answered %d, ledger calls %d, missing %d (%.3f%%)\n", res.ok, res.rows, int64(res.ok)-res.rows,
 		100*float64(int64(res.ok)-res.rows)/float64(max(1, res.ok)))
 	return nil
@@ -289,32 +279,166 @@ func startProvider(o options, dir string) (*exec.Cmd, string, error) {
 	return cmd, "http://" + addr + "/v1", waitTCP(addr, 30*time.Second)
 }
 
+// app is one example app process.
+type app struct {
+	cmd    *exec.Cmd
+	url    string
+	log    bytes.Buffer
+	client *http.Client
+}
+
+// startApp starts the example app exporting to col, with tracing on or
+// off, and waits until it listens.
+func startApp(o options, provURL string, col *collector, tracing bool) (*app, error) {
+	addr := freeAddr()
+	a := &app{url: "http://" + addr + "/ask",
+		client: &http.Client{Timeout: o.timeout, Transport: &http.Transport{MaxIdleConnsPerHost: 256}}}
+	a.cmd = exec.Command(o.app, "-listen", addr, "-otlp-endpoint", col.otlp, "-provider-url", provURL, "-queue", "4096")
+	a.cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(o.gomaxprocs))
+	if !tracing {
+		a.cmd.Env = append(a.cmd.Env, "OTEL_TRACES_SAMPLER=always_off")
+	}
+	a.cmd.Stdout, a.cmd.Stderr = &a.log, &a.log
+	if err := a.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start app: %w", err)
+	}
+	if err := waitTCP(addr, 30*time.Second); err != nil {
+		stop(a.cmd)
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *app) cpu() time.Duration { return procstat.CPU(a.cmd.Process.Pid) }
+
+// stop stops the app and returns its peak memory and its exit account of
+// spans not exported.
+func (a *app) stop() (peakRSSKiB, lost int64) {
+	peakRSSKiB = peakRSS(a.cmd.Process.Pid)
+	stop(a.cmd)
+	a.client.CloseIdleConnections()
+	return peakRSSKiB, appLost(a.log.String())
+}
+
+// arm is one side of the steady measurement: one app and its rounds.
+type arm struct {
+	tracing bool
+	app     *app
+	rounds  []round
+	cpu     time.Duration
+}
+
+// steady measures the p99 and CPU ratios (see the package comment) and
+// returns the tracing arm's totals, the baseline of the outage round.
+func steady(o options, provURL string, col *collector) (round, error) {
+	arms := [2]*arm{{tracing: false}, {tracing: true}}
+	for _, a := range arms {
+		var err error
+		if a.app, err = startApp(o, provURL, col, a.tracing); err != nil {
+			for _, b := range arms {
+				if b.app != nil {
+					b.app.stop()
+				}
+			}
+			return round{}, err
+		}
+	}
+	// One round each warms the apps, the collector and the page cache.
+	for _, a := range arms {
+		drive(o, a.app, nil)
+	}
+	cpu0 := [2]time.Duration{arms[0].app.cpu(), arms[1].app.cpu()}
+	for r := range o.rounds {
+		order := arms
+		if r%2 == 1 {
+			order = [2]*arm{arms[1], arms[0]}
+		}
+		for _, a := range order {
+			a.rounds = append(a.rounds, drive(o, a.app, nil))
+			time.Sleep(o.settle)
+		}
+	}
+	var total [2]round
+	for i, a := range arms {
+		a.cpu = a.app.cpu() - cpu0[i]
+		total[i] = pool(a.rounds)
+		total[i].peakRSSKiB, total[i].appLost = a.app.stop()
+	}
+	if err := col.drain(); err != nil {
+		return round{}, err
+	}
+	off, on := total[0], total[1]
+	for i, t := range total {
+		fmt.Printf("tracing %-3s  sent %d  ok %d  failed %d  p50 %s  p99 %s  app CPU %s per request  peak RSS %d KiB  app spans not exported %d\n",
+			onOff(arms[i].tracing), t.sent, t.ok, t.failed, t.p50, t.p99, arms[i].cpu/time.Duration(max(1, t.sent)), t.peakRSSKiB, t.appLost)
+	}
+	ratios := make([]float64, o.blocks)
+	for b := range o.blocks {
+		from, to := b*o.rounds/o.blocks, (b+1)*o.rounds/o.blocks
+		ratios[b] = float64(pool(arms[1].rounds[from:to]).p99) / float64(max(1, pool(arms[0].rounds[from:to]).p99))
+	}
+	slices.Sort(ratios)
+	fmt.Printf("\np99 with tracing on / off (%d alternating %s rounds each at %d req/s, pooled, GOMAXPROCS=%d): %s / %s = %.3f (target ≤ 1.05)\n",
+		o.rounds, o.round, o.rate, o.gomaxprocs, on.p99, off.p99, float64(on.p99)/float64(max(1, off.p99)))
+	fmt.Printf("p99 ratio per block of %d rounds: median %.3f, range %.3f–%.3f; all %.3f\n",
+		o.rounds/o.blocks, medianOf(ratios), ratios[0], ratios[len(ratios)-1], ratios)
+	fmt.Printf("p50 with tracing on / off: %s / %s\n", on.p50, off.p50)
+	fmt.Printf("app CPU per request with tracing on / off: %s / %s = %.3f\n",
+		arms[1].cpu/time.Duration(max(1, on.sent)), arms[0].cpu/time.Duration(max(1, off.sent)),
+		(float64(arms[1].cpu)/float64(max(1, on.sent)))/(float64(arms[0].cpu)/float64(max(1, off.sent))))
+	return on, nil
+}
+
+// pool is the rounds as one: their counts summed, percentiles over all
+// their latencies.
+func pool(rs []round) round {
+	var p round
+	for _, r := range rs {
+		p.sent += r.sent
+		p.ok += r.ok
+		p.failed += r.failed
+		p.lat = append(p.lat, r.lat...)
+	}
+	slices.Sort(p.lat)
+	p.p50, p.p99 = percentiles(p.lat)
+	return p
+}
+
+func percentiles(sorted []time.Duration) (p50, p99 time.Duration) {
+	if len(sorted) == 0 {
+		return 0, 0
+	}
+	return sorted[len(sorted)/2], sorted[min(len(sorted)-1, len(sorted)*99/100)]
+}
+
+func medianOf(sorted []float64) float64 {
+	if len(sorted)%2 == 0 {
+		return (sorted[len(sorted)/2-1] + sorted[len(sorted)/2]) / 2
+	}
+	return sorted[len(sorted)/2]
+}
+
+// loadavg is the machine's load average (1, 5 and 15 minutes).
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Join(strings.Fields(string(b))[:3], " ")
+}
+
 // appRound starts the app, drives one round of load at the fixed rate
 // (tick, when set, is called as the round goes on), stops the app and reads
 // its account, then waits for the ledger to write every call it received.
-func appRound(o options, dir, provURL string, col *collector, tracing bool, tick func(time.Duration)) (round, error) {
-	addr := freeAddr()
-	cmd := exec.Command(o.app, "-listen", addr, "-otlp-endpoint", col.otlp, "-provider-url", provURL, "-queue", "4096")
-	cmd.Env = os.Environ()
-	if !tracing {
-		cmd.Env = append(cmd.Env, "OTEL_TRACES_SAMPLER=always_off")
-	}
-	var logBuf bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logBuf, &logBuf
-	if err := cmd.Start(); err != nil {
-		return round{}, fmt.Errorf("start app: %w", err)
-	}
-	defer stop(cmd)
-	if err := waitTCP(addr, 30*time.Second); err != nil {
+func appRound(o options, provURL string, col *collector, tracing bool, tick func(time.Duration)) (round, error) {
+	a, err := startApp(o, provURL, col, tracing)
+	if err != nil {
 		return round{}, err
 	}
-	cpu0 := procstat.CPU(cmd.Process.Pid)
-	res := drive(o, "http://"+addr+"/ask", tick)
-	res.cpu = procstat.CPU(cmd.Process.Pid) - cpu0
-	res.peakRSSKiB = peakRSS(cmd.Process.Pid)
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	_ = cmd.Wait()
-	res.appLost = appLost(logBuf.String())
+	cpu0 := a.cpu()
+	res := drive(o, a, tick)
+	res.cpu = a.cpu() - cpu0
+	res.peakRSSKiB, res.appLost = a.stop()
 	if !tracing {
 		return res, nil
 	}
@@ -324,8 +448,7 @@ func appRound(o options, dir, provURL string, col *collector, tracing bool, tick
 // drive sends requests on a fixed schedule, each in its own goroutine, and
 // times each from when it was due, so a stalled app is not hidden by sending
 // less (coordinated omission).
-func drive(o options, url string, tick func(time.Duration)) round {
-	client := &http.Client{Timeout: o.timeout, Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
+func drive(o options, a *app, tick func(time.Duration)) round {
 	n := int(o.round.Seconds() * float64(o.rate))
 	interval := time.Second / time.Duration(o.rate)
 	lat := make([]time.Duration, n)
@@ -340,7 +463,7 @@ func drive(o options, url string, tick func(time.Duration)) round {
 		}
 		wg.Go(func() {
 			body, _ := json.Marshal(map[string]string{"user": fmt.Sprintf("user%04d@example.com", i%1000), "question": fmt.Sprintf("Where is my order %d?", i)})
-			resp, err := client.Post(url, "application/json", bytes.NewReader(body))
+			resp, err := a.client.Post(a.url, "application/json", bytes.NewReader(body))
 			if err == nil {
 				_, _ = io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
@@ -352,21 +475,17 @@ func drive(o options, url string, tick func(time.Duration)) round {
 		})
 	}
 	wg.Wait()
-	client.CloseIdleConnections()
 	res := round{sent: n}
-	var oks []time.Duration
 	for i := range n {
 		if failed[i] {
 			res.failed++
 			continue
 		}
-		oks = append(oks, lat[i])
+		res.lat = append(res.lat, lat[i])
 	}
-	res.ok = len(oks)
-	slices.Sort(oks)
-	if len(oks) > 0 {
-		res.p50, res.p99 = oks[len(oks)/2], oks[min(len(oks)-1, len(oks)*99/100)]
-	}
+	res.ok = len(res.lat)
+	slices.Sort(res.lat)
+	res.p50, res.p99 = percentiles(res.lat)
 	return res
 }
 
@@ -405,34 +524,6 @@ func countLedger(path string) (int64, error) {
 	defer func() { _ = eng.Close() }()
 	c, err := ledgerstore.New(eng).CountCalls(context.Background())
 	return int64(c.Calls), err
-}
-
-func median(rs []round, f func(round) time.Duration) time.Duration {
-	v := make([]time.Duration, len(rs))
-	for i, r := range rs {
-		v[i] = f(r)
-	}
-	slices.Sort(v)
-	if len(v)%2 == 0 {
-		return (v[len(v)/2-1] + v[len(v)/2]) / 2
-	}
-	return v[len(v)/2]
-}
-
-func sumOf(rs []round, f func(round) int) int {
-	n := 0
-	for _, r := range rs {
-		n += f(r)
-	}
-	return n
-}
-
-func maxOf(rs []round, f func(round) int64) int64 {
-	var m int64 = 1
-	for _, r := range rs {
-		m = max(m, f(r))
-	}
-	return m
 }
 
 func stop(cmd *exec.Cmd) {

@@ -38,7 +38,8 @@ func main() {
 func run() error {
 	var (
 		listen          = flag.String("listen", envOr("LLMAPP_LISTEN", "127.0.0.1:8090"), "address to serve POST /ask on")
-		otlpEndpoint    = flag.String("otlp-endpoint", envOr("LLMAPP_OTLP_ENDPOINT", "127.0.0.1:4317"), "OTLP/gRPC collector host:port (plaintext)")
+		otlpEndpoint    = flag.String("otlp-endpoint", envOr("LLMAPP_OTLP_ENDPOINT", "127.0.0.1:4317"), "OTLP/gRPC collector host:port (plaintext unless -otlp-tls)")
+		otlpTLS         = flag.Bool("otlp-tls", false, "send OTLP over TLS, trusting the system's roots (SSL_CERT_FILE), as to a docket agent")
 		providerURL     = flag.String("provider-url", os.Getenv("OPENAI_BASE_URL"), "OpenAI-compatible base URL ending in /v1; empty starts the built-in fake provider")
 		model           = flag.String("model", envOr("LLMAPP_MODEL", "gpt-4o-mini"), "model to request")
 		captureContent  = flag.Bool("capture-content", true, "record prompts and answers on GenAI spans (opt-in in the conventions; the Docket collector moves them out of the spans)")
@@ -61,7 +62,7 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	tr, err := newTracerProvider(ctx, *otlpEndpoint, export)
+	tr, err := newTracerProvider(ctx, *otlpEndpoint, *otlpTLS, export)
 	if err != nil {
 		return err
 	}
@@ -122,8 +123,12 @@ func run() error {
 	return err
 }
 
-func newTracerProvider(ctx context.Context, endpoint string, cfg exportConfig) (*tracing, error) {
-	exporter, err := otlptracegrpc.New(ctx, append(cfg.exporterOptions(), otlptracegrpc.WithEndpoint(endpoint), otlptracegrpc.WithInsecure())...)
+func newTracerProvider(ctx context.Context, endpoint string, useTLS bool, cfg exportConfig) (*tracing, error) {
+	opts := append(cfg.exporterOptions(), otlptracegrpc.WithEndpoint(endpoint))
+	if !useTLS {
+		opts = append(opts, otlptracegrpc.WithInsecure())
+	}
+	exporter, err := otlptracegrpc.New(ctx, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("otlp exporter: %w", err)
 	}
@@ -136,7 +141,7 @@ func newTracerProvider(ctx context.Context, endpoint string, cfg exportConfig) (
 	if err != nil {
 		return nil, fmt.Errorf("resource: %w", err)
 	}
-	self, err := newSDKSelfMetrics(ctx, res, endpoint)
+	self, err := newSDKSelfMetrics(ctx, res, endpoint, useTLS)
 	if err != nil {
 		return nil, err
 	}

@@ -80,11 +80,15 @@ type sdkSelfMetrics struct {
 // environment already decides it, and installs a meter provider that sends
 // it to the collector at endpoint (every 60 s, or OTEL_METRIC_EXPORT_INTERVAL
 // ms, and at exit) and reads it at exit.
-func newSDKSelfMetrics(ctx context.Context, res *resource.Resource, endpoint string) (*sdkSelfMetrics, error) {
+func newSDKSelfMetrics(ctx context.Context, res *resource.Resource, endpoint string, useTLS bool) (*sdkSelfMetrics, error) {
 	if _, set := os.LookupEnv("OTEL_GO_X_OBSERVABILITY"); !set {
 		_ = os.Setenv("OTEL_GO_X_OBSERVABILITY", "true")
 	}
-	exp, err := otlpmetricgrpc.New(ctx, otlpmetricgrpc.WithEndpoint(endpoint), otlpmetricgrpc.WithInsecure())
+	opts := []otlpmetricgrpc.Option{otlpmetricgrpc.WithEndpoint(endpoint)}
+	if !useTLS {
+		opts = append(opts, otlpmetricgrpc.WithInsecure())
+	}
+	exp, err := otlpmetricgrpc.New(ctx, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("otlp metric exporter: %w", err)
 	}

@@ -33,7 +33,7 @@ func burst(t *testing.T, cfg exportConfig, n int, flush time.Duration) (exported
 	t.Helper()
 	exp := &slowExporter{delay: 20 * time.Millisecond}
 	// Nothing listens there: the counts are read from the app's side only.
-	self, err := newSDKSelfMetrics(context.Background(), resource.Empty(), "127.0.0.1:1")
+	self, err := newSDKSelfMetrics(context.Background(), resource.Empty(), "127.0.0.1:1", false)
 	if err != nil {
 		t.Fatal(err)
 	}

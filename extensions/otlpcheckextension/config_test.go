@@ -13,8 +13,9 @@ import (
 )
 
 func TestConfig(t *testing.T) {
-	configtest.Check(t, NewFactory(), "", &Config{}, "")
-	configtest.Check(t, NewFactory(), "authenticated", &Config{Authenticator: component.MustNewID("tenantauth")}, "")
+	configtest.Check(t, NewFactory(), "", &Config{MaxRequestBodySize: 20 << 20}, "")
+	configtest.Check(t, NewFactory(), "authenticated", &Config{Authenticator: component.MustNewID("tenantauth"), MaxRequestBodySize: 1 << 20}, "")
+	configtest.Check(t, NewFactory(), "unbounded", nil, "max_request_body_size must be positive")
 }
 
 // An authenticator that does not exist, or cannot tell a tenant, stops
@@ -22,7 +23,7 @@ func TestConfig(t *testing.T) {
 // unknown tenant's.
 func TestStartChecksTheAuthenticator(t *testing.T) {
 	for _, id := range []string{"tenantauth", "nop"} {
-		ext, err := NewFactory().Create(context.Background(), extensiontest.NewNopSettings(metadata.Type), &Config{Authenticator: component.MustNewID(id)})
+		ext, err := NewFactory().Create(context.Background(), extensiontest.NewNopSettings(metadata.Type), &Config{Authenticator: component.MustNewID(id), MaxRequestBodySize: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,14 +11,19 @@ import (
 
 	"go.opentelemetry.io/collector/client"
 	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/extension/extensionmiddleware"
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
 	"go.opentelemetry.io/collector/pdata/pprofile/pprofileotlp"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+	noopmetric "go.opentelemetry.io/otel/metric/noop"
+	nooptrace "go.opentelemetry.io/otel/trace/noop"
+	"go.uber.org/zap"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/internal/conventions"
@@ -32,11 +37,15 @@ import (
 // request that can never succeed.
 var receiverFallback = []byte(`{"code": 13, "message": "failed to marshal error message"}`)
 
-const jsonContentType = "application/json"
+const (
+	jsonContentType     = "application/json"
+	protobufContentType = "application/x-protobuf"
+)
 
 type otlpCheck struct {
 	component.ShutdownFunc
-	cfg *Config
+	cfg    *Config
+	logger *zap.Logger
 	// account counts the requests refused as malformed.
 	account *completeness.Account
 	// resolver is the configured authenticator, set at Start.
@@ -68,15 +77,59 @@ func (c *otlpCheck) Start(_ context.Context, host component.Host) error {
 }
 
 func (c *otlpCheck) GetHTTPHandler(context.Context) (extensionmiddleware.WrapHTTPHandlerFunc, error) {
-	return func(_ context.Context, next http.Handler) (http.Handler, error) {
+	return func(ctx context.Context, next http.Handler) (http.Handler, error) {
+		decoding, err := c.decompressor(ctx, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { serve(next, w, r) }))
+		if err != nil {
+			return nil, err
+		}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			sw := &statusWriter{ResponseWriter: w}
-			serve(next, sw, r)
+			decoding.ServeHTTP(sw, r)
 			if r.Method == http.MethodPost && malformedStatus(sw.code) {
 				c.account.Refuse(httpTenant(r), completeness.RequestMalformed)
 			}
 		}), nil
 	}, nil
+}
+
+// decompressor decodes the body's Content-Encoding in front of next, with
+// confighttp's own decoders (the receiver's default set), and answers a
+// body that fails to decode with 400. The receiver decodes before any
+// middleware, where such a refusal cannot be counted, unless it is told
+// to leave the encoding alone (compression_algorithms: []); a body it did
+// decode arrives here without the header and passes through.
+func (c *otlpCheck) decompressor(ctx context.Context, next http.Handler) (http.Handler, error) {
+	sc := confighttp.NewDefaultServerConfig()
+	sc.MaxRequestBodySize = c.cfg.MaxRequestBodySize
+	// Only the handler chain is used; its own telemetry would count every
+	// request a second time.
+	set := component.TelemetrySettings{Logger: c.logger, TracerProvider: nooptrace.NewTracerProvider(), MeterProvider: noopmetric.NewMeterProvider()}
+	srv, err := sc.ToServer(ctx, nil, set, next, confighttp.WithErrorHandler(refuseEncoding))
+	if err != nil {
+		return nil, fmt.Errorf("otlpcheck: decompressor: %w", err)
+	}
+	return srv.Handler, nil
+}
+
+// refuseEncoding answers a body whose Content-Encoding is unknown or fails
+// to decode with 400, as the receiver does for protobuf and JSON (its
+// fallback for other content types is a 500, which senders retry). The
+// decoder's message is not passed on: it quotes the sender's header, which
+// need not even be valid UTF-8.
+func refuseEncoding(w http.ResponseWriter, r *http.Request, _ string, _ int) {
+	const msg = "request body could not be decoded from its Content-Encoding"
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mt == protobufContentType {
+		b, err := proto.Marshal(status.New(codes.InvalidArgument, msg).Proto())
+		if err != nil {
+			panic(err) // a status with a constant message always encodes
+		}
+		w.Header().Set("Content-Type", protobufContentType)
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write(b)
+		return
+	}
+	writeStatus(w, http.StatusBadRequest, codes.InvalidArgument, msg)
 }
 
 // malformedStatus tells the answers the receiver and this middleware give

@@ -21,8 +21,10 @@ func NewFactory() extension.Factory {
 	return extension.NewFactory(metadata.Type, createDefaultConfig, create, metadata.ExtensionStability)
 }
 
-func createDefaultConfig() component.Config { return &Config{} }
+func createDefaultConfig() component.Config {
+	return &Config{MaxRequestBodySize: defaultMaxRequestBodySize}
+}
 
-func create(_ context.Context, _ extension.Settings, cfg component.Config) (extension.Extension, error) {
-	return &otlpCheck{cfg: cfg.(*Config), account: completeness.Process}, nil
+func create(_ context.Context, set extension.Settings, cfg component.Config) (extension.Extension, error) {
+	return &otlpCheck{cfg: cfg.(*Config), account: completeness.Process, logger: set.Logger}, nil
 }

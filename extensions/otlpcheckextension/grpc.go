@@ -22,8 +22,10 @@ func (c *otlpCheck) GetGRPCServerOptions(context.Context) ([]grpc.ServerOption, 
 
 // undecodable are the beginnings of the errors grpc-go (v1.83) answers a
 // request body with that it could not read or decode: too large,
-// undecompressable, not protobuf of the method's type.
+// undecompressable or in an unknown encoding, not protobuf of the
+// method's type.
 var undecodable = []string{
+	"grpc: Decompressor is not installed",
 	"grpc: error unmarshalling request",
 	"grpc: received message larger than max",
 	"grpc: received message after decompression larger than max",

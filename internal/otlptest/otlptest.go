@@ -3,8 +3,13 @@
 package otlptest
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"io"
+	"net/http"
+	"strconv"
 	"time"
 
 	"google.golang.org/grpc"
@@ -45,3 +50,50 @@ func (rawCodec) Marshal(v any) (mem.BufferSlice, error) {
 }
 func (rawCodec) Unmarshal(mem.BufferSlice, any) error { return nil }
 func (rawCodec) Name() string                         { return "proto" }
+
+// SendFlaggedTraces sends body, as it is, as the message of an OTLP/gRPC
+// trace export marked compressed with encoding (grpc-encoding), as a
+// broken sender would, to addr in plaintext, and returns the answer's
+// status code. grpc-go cannot send a message that fails to decompress, so
+// this speaks gRPC's framing over HTTP/2 itself.
+func SendFlaggedTraces(addr, token, encoding string, body []byte) (codes.Code, error) {
+	// gRPC in plaintext is HTTP/2 without TLS (h2c, prior knowledge).
+	var protocols http.Protocols
+	protocols.SetUnencryptedHTTP2(true)
+	tr := &http.Transport{Protocols: &protocols}
+	defer tr.CloseIdleConnections()
+	// A gRPC message: the compressed flag, the length, the bytes.
+	frame := make([]byte, 5, 5+len(body))
+	frame[0] = 1
+	binary.BigEndian.PutUint32(frame[1:], uint32(len(body)))
+	frame = append(frame, body...)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+traceExport, bytes.NewReader(frame))
+	if err != nil {
+		return codes.Unknown, fmt.Errorf("otlptest: request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/grpc")
+	req.Header.Set("TE", "trailers")
+	req.Header.Set("Grpc-Encoding", encoding)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		return codes.Unknown, fmt.Errorf("otlptest: send to %s: %w", addr, err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	// A refusal before any message is a trailers-only answer: the status
+	// is in the headers.
+	st := resp.Trailer.Get("Grpc-Status")
+	if st == "" {
+		st = resp.Header.Get("Grpc-Status")
+	}
+	n, err := strconv.Atoi(st)
+	if err != nil {
+		return codes.Unknown, fmt.Errorf("otlptest: answer without a gRPC status (HTTP %d)", resp.StatusCode)
+	}
+	return codes.Code(n), nil
+}

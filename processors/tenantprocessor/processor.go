@@ -98,7 +98,7 @@ func (p *tenantProcessor) stamp(ctx context.Context, sig signal, rs []resource) 
 	}
 	tenant, trusted, err := p.identity(ctx)
 	if err != nil {
-		p.tel.add(ctx, sig, outcomeUnauthenticated, "", total)
+		p.tel.add(ctx, sig, outcomeUnauthenticated, conventions.UnknownTenant, total)
 		return err
 	}
 	if trusted {

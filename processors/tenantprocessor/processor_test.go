@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/docketlabs/docket/completeness"
 	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/internal/metrictest"
 	"github.com/docketlabs/docket/processors/tenantprocessor/internal/metadata"
@@ -166,15 +167,30 @@ func TestSenderCannotPlantTheMark(t *testing.T) {
 	}
 }
 
+// refusedAuth returns the process account's refused_auth spans per tenant.
+func refusedAuth() map[string]int64 {
+	m := map[string]int64{}
+	for _, tn := range completeness.Process.Snapshot(nil).Tenants {
+		m[tn.Tenant] = tn.Counts[completeness.RefusedAuth]
+	}
+	return m
+}
+
 func TestNoIdentityRefused(t *testing.T) {
 	h := newHarness(t, nil)
+	before := refusedAuth()
 	err := h.traces(context.Background(), traces("acme"))
 	requireCode(t, err, codes.Unauthenticated)
 	// An identity that names no tenant is refused as well.
 	requireCode(t, h.traces(as(""), traces("acme")), codes.PermissionDenied)
 	requireCode(t, h.traces(as("bad\ntenant"), traces("")), codes.PermissionDenied)
 	assert.Zero(t, h.sink.SpanCount())
-	assert.Equal(t, map[string]int64{"outcome=unauthenticated,signal=traces,tenant=": 6}, h.counts())
+	// Refusals without an identity are counted under the reserved unknown
+	// tenant, as the receivers' refusals are, never under "".
+	assert.Equal(t, map[string]int64{"outcome=unauthenticated,signal=traces,tenant=" + conventions.UnknownTenant: 6}, h.counts())
+	after := refusedAuth()
+	assert.Equal(t, int64(6), after[conventions.UnknownTenant]-before[conventions.UnknownTenant], "account: %v", after)
+	assert.NotContains(t, after, "", "the account counts a tenant named \"\"")
 }
 
 func TestIdentitiesMap(t *testing.T) {
@@ -208,9 +224,9 @@ func TestTrustedSenderAttribute(t *testing.T) {
 	// An identity, when there is one, still wins.
 	requireCode(t, h.traces(as("globex"), traces("acme")), codes.PermissionDenied)
 	assert.Equal(t, map[string]int64{
-		"outcome=sender_attribute,signal=traces,tenant=": 8,
-		"outcome=unauthenticated,signal=traces,tenant=":  4,
-		"outcome=refused,signal=traces,tenant=globex":    2,
+		"outcome=sender_attribute,signal=traces,tenant=":                            8,
+		"outcome=unauthenticated,signal=traces,tenant=" + conventions.UnknownTenant: 4,
+		"outcome=refused,signal=traces,tenant=globex":                               2,
 	}, h.counts(), "sender-chosen tenants became label values")
 }
 
