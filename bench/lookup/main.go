@@ -56,15 +56,16 @@ func main() {
 	seed := flag.Uint64("seed", 1, "random seed of the generated ledger and the sampled keys")
 	scans := flag.Int("scans", 10, "repetitions of each ledger view over the last 30 days (0: skip them)")
 	explain := flag.Bool("explain", false, "print the engine's index use for one key of each lookup")
+	quiet := flag.Duration("merges-quiet", 0, "before measuring, wait until no merge has run on the ledger's tables for this long (0: do not wait): lookups timed while merges run pay for them in CPU")
 	copies := flag.Int("replicate", 1, "after generating -calls calls (or finding them in -data), copy them inside the engine until the ledger holds this many times as many, each copy under its own keys")
 	flag.Parse()
-	if err := run(context.Background(), *calls, *copies, *lookups, *batch, *scans, *seed, *dataDir, *explain); err != nil {
+	if err := run(context.Background(), *calls, *copies, *lookups, *batch, *scans, *seed, *dataDir, *explain, *quiet); err != nil {
 		slog.Error("bench failed", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, calls, copies, lookups, batch, scans int, seed uint64, dir string, explain bool) error {
+func run(ctx context.Context, calls, copies, lookups, batch, scans int, seed uint64, dir string, explain bool, quiet time.Duration) error {
 	if calls <= 0 || copies <= 0 || lookups <= 0 || batch <= 0 || scans < 0 {
 		return fmt.Errorf("-calls, -replicate, -lookups and -batch must be positive, -scans not negative")
 	}
@@ -121,6 +122,9 @@ func run(ctx context.Context, calls, copies, lookups, batch, scans int, seed uin
 		fmt.Printf("lookup bench: replicated the %d calls ×%d in %.1f s\n", calls, copies, time.Since(t0).Seconds())
 	}
 	if err = settle(ctx, eng); err != nil {
+		return err
+	}
+	if err = waitMerges(ctx, eng, quiet); err != nil {
 		return err
 	}
 	parts, err := activeParts(ctx, eng)
@@ -386,6 +390,29 @@ func settle(ctx context.Context, eng storage.Engine) error {
 	if d := time.Since(t0); d > time.Second {
 		fmt.Printf("  waited %.1f s for the migrations' background mutations\n", d.Seconds())
 	}
+	return nil
+}
+
+// waitMerges waits until no merge has run on the ledger's tables for
+// quiet, polling every second, and prints how long that took.
+func waitMerges(ctx context.Context, eng storage.Engine, quiet time.Duration) error {
+	if quiet <= 0 {
+		return nil
+	}
+	t0, lastSeen := time.Now(), time.Now()
+	for time.Since(lastSeen) < quiet {
+		var r struct {
+			Merges int `json:"merges"`
+		}
+		if err := eng.QueryJSON(ctx, runningMerges, func(row []byte) error { return json.Unmarshal(row, &r) }); err != nil {
+			return err
+		}
+		if r.Merges > 0 {
+			lastSeen = time.Now()
+		}
+		time.Sleep(time.Second)
+	}
+	fmt.Printf("  waited %.0f s for the merges to end (none for %s)\n", time.Since(t0).Seconds(), quiet)
 	return nil
 }
 
