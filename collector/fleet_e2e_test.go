@@ -198,6 +198,9 @@ type fleet struct {
 	backend                      *traceBackend
 	gateways, agents             []*fleetProc
 	decisionWait                 string
+	// ledgerStorage is the gateways' ledgerstorage section; empty gives
+	// each gateway an embedded ledger of its own.
+	ledgerStorage string
 }
 
 func newFleet(t *testing.T) *fleet {
@@ -256,12 +259,16 @@ func (f *fleet) proc(name, config string, env ...string) *fleetProc {
 }
 
 // addGateway prepares a gateway on deploy/gateway.yaml (or config) with
-// its own embedded ledger.
+// its own embedded ledger, or the fleet's ledgerStorage.
 func (f *fleet) addGateway(config string) *fleetProc {
 	name := fmt.Sprintf("gateway-%d", len(f.gateways))
 	p := f.proc(name, config)
+	storage := f.ledgerStorage
+	if storage == "" {
+		storage = embeddedLedger(filepath.Join(f.dir, name, "ledger"))
+	}
 	p.env = append(append(p.env, f.contentEnv()...),
-		"DOCKET_LEDGER_STORAGE="+embeddedLedger(filepath.Join(f.dir, name, "ledger")),
+		"DOCKET_LEDGER_STORAGE="+storage,
 		"DOCKET_GATEWAY_ENDPOINT="+p.grpcAddr,
 		"DOCKET_GATEWAY_CERT="+f.serverCert, "DOCKET_GATEWAY_KEY="+f.serverCert+".key",
 		"DOCKET_AGENT_CA="+f.caFile,

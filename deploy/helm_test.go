@@ -243,6 +243,51 @@ func TestHelmConfigsAreTheShippedOnes(t *testing.T) {
 	}
 }
 
+// ledgerUsers are the components that reach the ledger through a storage
+// key (storageconfig.Use or an extension ID).
+var ledgerUsers = map[string]bool{"exporters/ledger": true, "extensions/docketui": true, "extensions/lifecycle": true, "extensions/reconcile": true}
+
+// The ledger's engine is declared once per collector, in its ledgerstorage
+// extension, and every component on the ledger names it by ID: an engine
+// configured inside a component is deprecated and would be a second
+// engine (a UI overlay that gave the UI and the exporter a cluster left the
+// lifecycle on the extension without one). Overlays may leave the key to
+// the base config; the base configs give it.
+func TestHelmConfigsNameTheLedgerStorage(t *testing.T) {
+	c := renderDecoded(t)
+	users := 0
+	for file, text := range find[*corev1.ConfigMap](c, "docket-config").Data {
+		var doc map[string]map[string]any
+		if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		overlay := strings.HasSuffix(file, "-kubernetes.yaml")
+		for _, kind := range []string{"extensions", "exporters"} {
+			for id, section := range doc[kind] {
+				typ, _, _ := strings.Cut(id, "/")
+				if !ledgerUsers[kind+"/"+typ] {
+					continue
+				}
+				users++
+				m, _ := section.(map[string]any)
+				storage, given := m["storage"]
+				ext, named := storage.(string)
+				switch {
+				case given && !named:
+					t.Errorf("%s: %s %s configures an engine of its own: %v", file, kind, id, storage)
+				case !given && !overlay:
+					t.Errorf("%s: %s %s names no ledgerstorage extension", file, kind, id)
+				case named && doc["extensions"][ext] == nil && !overlay:
+					t.Errorf("%s: %s %s names %q, which is not configured", file, kind, id, ext)
+				}
+			}
+		}
+	}
+	if users < 6 {
+		t.Errorf("checked %d components on the ledger; the configs have more", users)
+	}
+}
+
 // Every docket container, the validate hook's included, passes `docket
 // collector validate` (the binary) on the configs its arguments name, with
 // the environment its pod gets and nothing else: values and $(VAR)

@@ -17,7 +17,10 @@
 // (first page of the list, costs, time series, latency, facets), which read
 // the whole range rather than one key.
 //
-// Run: go run ./bench/lookup (-calls 1000000 -lookups 500 -data DIR).
+// Run: go run ./bench/lookup (-calls 1000000 -lookups 500 -data DIR). For
+// ledgers larger than the write path can fill in reasonable time,
+// -replicate N generates -calls calls and then copies them inside the
+// engine to N times as many, each copy under its own keys (replicate.go).
 package main
 
 import (
@@ -53,16 +56,18 @@ func main() {
 	seed := flag.Uint64("seed", 1, "random seed of the generated ledger and the sampled keys")
 	scans := flag.Int("scans", 10, "repetitions of each ledger view over the last 30 days (0: skip them)")
 	explain := flag.Bool("explain", false, "print the engine's index use for one key of each lookup")
+	quiet := flag.Duration("merges-quiet", 0, "before measuring, wait until no merge has run on the ledger's tables for this long (0: do not wait): lookups timed while merges run pay for them in CPU")
+	copies := flag.Int("replicate", 1, "after generating -calls calls (or finding them in -data), copy them inside the engine until the ledger holds this many times as many, each copy under its own keys")
 	flag.Parse()
-	if err := run(context.Background(), *calls, *lookups, *batch, *scans, *seed, *dataDir, *explain); err != nil {
+	if err := run(context.Background(), *calls, *copies, *lookups, *batch, *scans, *seed, *dataDir, *explain, *quiet); err != nil {
 		slog.Error("bench failed", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, calls, lookups, batch, scans int, seed uint64, dir string, explain bool) error {
-	if calls <= 0 || lookups <= 0 || batch <= 0 || scans < 0 {
-		return fmt.Errorf("-calls, -lookups and -batch must be positive, -scans not negative")
+func run(ctx context.Context, calls, copies, lookups, batch, scans int, seed uint64, dir string, explain bool, quiet time.Duration) error {
+	if calls <= 0 || copies <= 0 || lookups <= 0 || batch <= 0 || scans < 0 {
+		return fmt.Errorf("-calls, -replicate, -lookups and -batch must be positive, -scans not negative")
 	}
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "bench-lookup-")
@@ -81,16 +86,19 @@ func run(ctx context.Context, calls, lookups, batch, scans int, seed uint64, dir
 	if err = store.Migrate(ctx); err != nil {
 		return err
 	}
-	counts, err := store.CountCalls(ctx)
+	stored, err := spanCount(ctx, eng)
 	if err != nil {
 		return err
 	}
 	now := time.Now().UTC()
-	if counts.Calls >= uint64(calls) {
-		fmt.Printf("lookup bench: reusing the %d calls already in the data directory\n", counts.Calls)
-	} else if counts.Calls > 0 {
-		return fmt.Errorf("the data directory holds %d calls, fewer than -calls; use an empty one", counts.Calls)
-	} else {
+	switch {
+	case stored >= calls*copies:
+		fmt.Printf("lookup bench: reusing the %d calls already in the data directory\n", stored)
+	case stored == calls:
+		fmt.Printf("lookup bench: replicating the %d calls already in the data directory\n", stored)
+	case stored > 0:
+		return fmt.Errorf("the data directory holds %d calls, neither -calls nor -calls × -replicate; use an empty one", stored)
+	default:
 		g, newGeneratorErr := newGenerator(seed, calls, now.Add(-30*24*time.Hour), now)
 		if newGeneratorErr != nil {
 			return newGeneratorErr
@@ -104,8 +112,19 @@ func run(ctx context.Context, calls, lookups, batch, scans int, seed uint64, dir
 			calls, traces, len(tenants), evidence, time.Since(t0).Seconds())
 		fmt.Printf("  building rows %.1f s, inserting (%d calls per batch, with their evidence spans) %.1f s\n",
 			g.buildTime.Seconds(), batch, insertTime.Seconds())
+		stored = calls
+	}
+	if stored == calls && copies > 1 {
+		t0 := time.Now()
+		if err = replicate(ctx, eng, copies); err != nil {
+			return err
+		}
+		fmt.Printf("lookup bench: replicated the %d calls ×%d in %.1f s\n", calls, copies, time.Since(t0).Seconds())
 	}
 	if err = settle(ctx, eng); err != nil {
+		return err
+	}
+	if err = waitMerges(ctx, eng, quiet); err != nil {
 		return err
 	}
 	parts, err := activeParts(ctx, eng)
@@ -372,6 +391,39 @@ func settle(ctx context.Context, eng storage.Engine) error {
 		fmt.Printf("  waited %.1f s for the migrations' background mutations\n", d.Seconds())
 	}
 	return nil
+}
+
+// waitMerges waits until no merge has run on the ledger's tables for
+// quiet, polling every second, and prints how long that took.
+func waitMerges(ctx context.Context, eng storage.Engine, quiet time.Duration) error {
+	if quiet <= 0 {
+		return nil
+	}
+	t0, lastSeen := time.Now(), time.Now()
+	for time.Since(lastSeen) < quiet {
+		var r struct {
+			Merges int `json:"merges"`
+		}
+		if err := eng.QueryJSON(ctx, runningMerges, func(row []byte) error { return json.Unmarshal(row, &r) }); err != nil {
+			return err
+		}
+		if r.Merges > 0 {
+			lastSeen = time.Now()
+		}
+		time.Sleep(time.Second)
+	}
+	fmt.Printf("  waited %.0f s for the merges to end (none for %s)\n", time.Since(t0).Seconds(), quiet)
+	return nil
+}
+
+func spanCount(ctx context.Context, eng storage.Engine) (int, error) {
+	var r struct {
+		Spans int `json:"spans"`
+	}
+	err := eng.QueryJSON(ctx, spanCountSQL, func(row []byte) error {
+		return json.Unmarshal(row, &r)
+	})
+	return r.Spans, err
 }
 
 func activeParts(ctx context.Context, eng storage.Engine) (int, error) {

@@ -27,4 +27,9 @@ var (
 	activePartsSQL  = mustSQL("active_parts")
 	pendingSQL      = mustSQL("pending_mutations")
 	tableSizesSQL   = mustSQL("table_sizes")
+	spanCountSQL    = mustSQL("span_count")
+	runningMerges   = mustSQL("running_merges")
+
+	replicateFunction     = mustSQL("replicate_function")
+	replicateDropFunction = mustSQL("replicate_drop_function")
 )

@@ -12,9 +12,10 @@ import (
 
 // Config of the reconcile extension.
 type Config struct {
-	// Storage is the ledger engine; in embedded mode the same directory as
-	// the ledger exporter's, whose engine it shares.
-	Storage storageconfig.Config `mapstructure:"storage"`
+	// Storage is the ID of the ledgerstorage extension holding the ledger
+	// (`storage: ledgerstorage`), the one the ledger exporter writes. An
+	// engine configured here instead (embedded / clickhouse) is deprecated.
+	Storage storageconfig.Use `mapstructure:"storage"`
 	// Interval is how often the reports are pulled and the ledger
 	// reconciled; the first run is at start.
 	Interval time.Duration `mapstructure:"interval"`

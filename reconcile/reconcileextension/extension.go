@@ -26,10 +26,14 @@ type reconcileExtension struct {
 	actor string
 	now   func() time.Time
 	store *ledgerstore.Store
-	pulls []usage.Client
-	stop  context.CancelFunc
-	done  chan struct{}
-	tel   *metadata.TelemetryBuilder
+	// ledger is the storage extension's engine, or (deprecated inline
+	// storage) this extension's own, which it closes: ownLedger.
+	ledger    *storageconfig.Reopening
+	ownLedger bool
+	pulls     []usage.Client
+	stop      context.CancelFunc
+	done      chan struct{}
+	tel       *metadata.TelemetryBuilder
 
 	mu   sync.Mutex
 	last *reconcile.Report // the latest reconciliation, observed by the gauges
@@ -39,7 +43,10 @@ func newExtension(cfg *Config, set extension.Settings) (*reconcileExtension, err
 	return &reconcileExtension{cfg: cfg, set: set, actor: "collector " + set.ID.String(), now: time.Now}, nil
 }
 
-func (e *reconcileExtension) Start(ctx context.Context, _ component.Host) error {
+// Dependencies makes the collector start the ledger's storage first.
+func (e *reconcileExtension) Dependencies() []component.ID { return e.cfg.Storage.Dependencies() }
+
+func (e *reconcileExtension) Start(ctx context.Context, host component.Host) error {
 	for _, p := range e.cfg.Providers {
 		key, err := usage.AdminKey(p.Provider, p.AdminKeyFile)
 		if err != nil {
@@ -51,13 +58,18 @@ func (e *reconcileExtension) Start(ctx context.Context, _ component.Host) error 
 	if err != nil {
 		return err
 	}
-	store, err := storageconfig.Open(ctx, e.cfg.Storage)
+	ledger, owned, err := e.cfg.Storage.Ledger(ctx, host)
 	if err != nil {
 		tel.Shutdown()
-		return err
+		return fmt.Errorf("reconcile: %w", err)
 	}
-	e.tel = tel
-	e.store = store
+	if owned {
+		e.set.Logger.Warn(storageconfig.Deprecation)
+	}
+	// A ledger that is unavailable now fails the runs until it opens;
+	// each run logs why.
+	e.tel, e.ledger, e.ownLedger = tel, ledger, owned
+	e.store = ledger.Store()
 	run, stop := context.WithCancel(context.WithoutCancel(ctx))
 	e.stop, e.done = stop, make(chan struct{})
 	go e.loop(run)
@@ -166,8 +178,8 @@ func (e *reconcileExtension) Shutdown(context.Context) error {
 	if e.tel != nil {
 		e.tel.Shutdown()
 	}
-	if e.store != nil {
-		return e.store.Engine().Close()
+	if e.ownLedger {
+		return e.ledger.Close()
 	}
 	return nil
 }

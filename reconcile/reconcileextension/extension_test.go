@@ -10,15 +10,20 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/extension/extensiontest"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/docketlabs/docket/fakeprovider"
 	"github.com/docketlabs/docket/internal/configtest"
+	"github.com/docketlabs/docket/internal/hosttest"
 	"github.com/docketlabs/docket/internal/shorttest"
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgerstorageextension"
 	"github.com/docketlabs/docket/ledger/storageconfig"
 	"github.com/docketlabs/docket/ledger/usage"
 	"github.com/docketlabs/docket/reconcile"
@@ -45,18 +50,16 @@ func TestConfigValidation(t *testing.T) {
 }
 
 // TestPullsReconcilesAndExportsMetrics starts the extension against the
-// fake provider's admin endpoints over HTTP and the embedded ledger: its
-// first run imports both reports and its gauges show the missing call.
+// fake provider's admin endpoints over HTTP and the embedded ledger of a
+// ledgerstorage extension it names: its first run imports both reports
+// and its gauges show the missing call.
 func TestPullsReconcilesAndExportsMetrics(t *testing.T) {
 	shorttest.Needs(t, shorttest.ChDB)
 	ctx := context.Background()
 	dir := t.TempDir()
-	storage := storageconfig.Config{Embedded: &storageconfig.EmbeddedConfig{Path: filepath.Join(dir, "ledger")}}
-	store, err := storageconfig.Open(ctx, storage)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Engine().Close()
+	storageID := component.MustNewID("ledgerstorage")
+	host := hosttest.Extensions{storageID: startStorage(t, filepath.Join(dir, "ledger"))}
+	store := host[storageID].(storageconfig.Provider).LedgerStorage().Store()
 
 	today := time.Now().UTC()
 	s, _ := fakeprovider.New(fakeprovider.Config{})
@@ -87,7 +90,9 @@ func TestPullsReconcilesAndExportsMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := load(t, "reconcile")
-	cfg.Storage = storage
+	if cfg.Storage.Extension == nil || *cfg.Storage.Extension != storageID {
+		t.Fatalf("storage %+v, want the extension %s", cfg.Storage, storageID)
+	}
 	for i := range cfg.Providers {
 		cfg.Providers[i].BaseURL, cfg.Providers[i].AdminKeyFile = srv.URL, keyFile
 	}
@@ -102,7 +107,10 @@ func TestPullsReconcilesAndExportsMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ext.Start(ctx, componenttest.NewNopHost()); err != nil {
+	if deps := ext.(interface{ Dependencies() []component.ID }).Dependencies(); len(deps) != 1 || deps[0] != storageID {
+		t.Fatalf("dependencies %v, want the storage extension", deps)
+	}
+	if err := ext.Start(ctx, host); err != nil {
 		t.Fatal(err)
 	}
 	defer ext.Shutdown(ctx)
@@ -160,5 +168,67 @@ func TestMissingAdminKeyFailsStart(t *testing.T) {
 	}
 	if err := ext.Start(context.Background(), componenttest.NewNopHost()); err == nil || !strings.Contains(err.Error(), "ANTHROPIC_ADMIN_KEY") {
 		t.Errorf("start without a key: %v", err)
+	}
+}
+
+// startStorage starts a ledgerstorage extension on the embedded engine in
+// dir, shut down when the test ends.
+func startStorage(t *testing.T, dir string) component.Component {
+	t.Helper()
+	ctx := context.Background()
+	f := ledgerstorageextension.NewFactory()
+	cfg := f.CreateDefaultConfig().(*ledgerstorageextension.Config)
+	cfg.Embedded = &storageconfig.EmbeddedConfig{Path: dir}
+	ext, err := f.Create(ctx, extensiontest.NewNopSettings(f.Type()), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err = ext.Start(ctx, componenttest.NewNopHost()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ext.Shutdown(ctx) })
+	return ext
+}
+
+// TestStorageByExtensionOrInline: a storage key naming an extension the
+// host lacks fails the start; an engine configured inline still opens,
+// with the deprecation warning, and is this extension's to close.
+func TestStorageByExtensionOrInline(t *testing.T) {
+	shorttest.Needs(t, shorttest.ChDB)
+	ctx := context.Background()
+	cfg := load(t, "reconcile")
+	cfg.Providers = nil
+	ext, err := NewFactory().Create(ctx, extensiontest.NewNopSettings(metadata.Type), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err = ext.Start(ctx, componenttest.NewNopHost()); err == nil || !strings.Contains(err.Error(), "ledgerstorage extension ledgerstorage is not in service.extensions") {
+		t.Fatalf("start without the storage extension: %v", err)
+	}
+
+	inline := load(t, "reconcile/inline")
+	if inline.Storage.Extension != nil || inline.Storage.Embedded == nil {
+		t.Fatalf("storage %+v, want an inline embedded engine", inline.Storage)
+	}
+	inline.Storage.Embedded.Path = filepath.Join(t.TempDir(), "ledger")
+	core, logs := observer.New(zap.InfoLevel)
+	set := extensiontest.NewNopSettings(metadata.Type)
+	set.Logger = zap.New(core)
+	ext, err = NewFactory().Create(ctx, set, inline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err = ext.Start(ctx, componenttest.NewNopHost()); err != nil {
+		t.Fatal(err)
+	}
+	r := ext.(*reconcileExtension).ledger
+	if logs.FilterMessage(storageconfig.Deprecation).Len() != 1 || !r.State().Available {
+		t.Errorf("inline storage: deprecation logged %d times, ledger %+v", logs.FilterMessage(storageconfig.Deprecation).Len(), r.State())
+	}
+	if err = ext.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r.Underlying() != nil {
+		t.Error("the extension's own engine is still open after shutdown")
 	}
 }

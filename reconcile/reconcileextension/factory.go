@@ -2,8 +2,8 @@
 // schedule inside the collector, it pulls the providers' usage reports
 // with their admin keys into the ledger, reconciles the ledger with them
 // and exposes the result as metrics (otelcol_extension_reconcile_*), so a
-// call lost on its way to the ledger raises an alert. In embedded mode chDB allows one
-// process per data directory, so this runs where the ledger exporter runs.
+// call lost on its way to the ledger raises an alert. The ledger is the
+// ledgerstorage extension's that its storage key names.
 package reconcileextension
 
 //go:generate mdatagen metadata.yaml

@@ -62,7 +62,7 @@ app.kubernetes.io/component: {{ index . 1 }}
   value: {{ printf "%s://%s:$(DOCKET_CLICKHOUSE_PASSWORD)@%s:%v/%s" .Values.clickhouse.scheme .Values.clickhouse.user (include "docket.clickhouseHost" .) .Values.clickhouse.port .Values.clickhouse.database | quote }}
 {{- end -}}
 
-{{/* The ledger storage section (gateway.yaml's DOCKET_LEDGER_STORAGE, the UI overlay's storage). */}}
+{{/* The ledger storage section (gateway.yaml's DOCKET_LEDGER_STORAGE, the UI overlay's ledgerstorage). */}}
 {{- define "docket.ledgerStorage" -}}
 {clickhouse: {dsn: "${env:DOCKET_CLICKHOUSE_DSN}"{{ with .Values.clickhouse.cluster }}, cluster: {{ . | quote }}{{ end }}}}
 {{- end -}}

@@ -1,0 +1,1 @@
+DROP FUNCTION IF EXISTS docket_bench_copy_id
