@@ -189,8 +189,13 @@ func (p *tenantProcessor) identity(ctx context.Context) (tenant string, from sou
 		return "", 0, consumererror.NewPermanent(status.Error(codes.Unauthenticated,
 			"tenant: the request carries no authenticated identity (configure an authenticator on the receiver)"))
 	}
-	// Only tenantauth sets the relay attribute, and never beside a tenant.
+	// Only tenantauth sets the relay attribute, and never beside a tenant:
+	// an identity that is both is refused rather than guessed at.
 	if relay, _ := auth.GetAttribute(conventions.AuthRelayAttribute).(string); relay != "" {
+		if auth.GetAttribute(p.cfg.AuthAttribute) != nil {
+			return "", 0, consumererror.NewPermanent(status.Error(codes.PermissionDenied,
+				"tenant: the sender's identity names a relay and a tenant"))
+		}
 		return "", fromRelay, nil
 	}
 	id, _ := auth.GetAttribute(p.cfg.AuthAttribute).(string)

@@ -230,16 +230,26 @@ func TestRelayWithoutAStampedTenantRefused(t *testing.T) {
 	assert.Equal(t, int64(10), refusedAuth()[conventions.UnknownTenant]-before[conventions.UnknownTenant])
 }
 
-// A relay is no tenant and a tenant no relay: a tenant's identity keeps
-// its sender from choosing a tenant whatever it writes (TestSpoofRefused,
-// TestSpoofFlagged), and the loopback trust does not widen to relays'
-// senders.
+// trust_sender_attribute's default tenant is for loopback senders without
+// identity, never for a relay's resource without a tenant.
 func TestTrustSenderAttributeLeavesRelaysAlone(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.TrustSenderAttribute = true })
 	requireCode(t, h.traces(relay(), traces("")), codes.PermissionDenied)
 	require.NoError(t, h.traces(relay(), traces("acme")))
 	tenants, _ := h.stored()
 	assert.Equal(t, []string{"acme"}, tenants, "the default tenant was given to a relay's resource without one")
+}
+
+// A relay is no tenant: an identity that claims to be both is refused, so
+// neither side's rules are bypassed through the other's.
+func TestRelayAndTenantIdentityRefused(t *testing.T) {
+	h := newHarness(t, nil)
+	both := client.NewContext(context.Background(), client.Info{Auth: identity{
+		conventions.AuthRelayAttribute: "docket-agent", conventions.AuthTenantAttribute: "acme",
+	}})
+	requireCode(t, h.traces(both, traces("globex")), codes.PermissionDenied)
+	assert.Zero(t, h.sink.SpanCount())
+	assert.Equal(t, map[string]int64{"outcome=unauthenticated,signal=traces,tenant=" + conventions.UnknownTenant: 2}, h.counts())
 }
 
 func TestIdentitiesMap(t *testing.T) {
