@@ -64,10 +64,9 @@ func TestShippedConfigsValidate(t *testing.T) {
 // ships or tests with: an OTLP receiver listening beyond loopback requires
 // TLS and an authenticator and passes client metadata on; every pipeline
 // fed by an OTLP receiver runs the tenant processor first (before anything
-// that drops the request's identity); only loopback-only configs, and
-// relays whose every networked receiver admits only client certificates
-// of their agents' CA (deploy/gateway.yaml), trust the sender's tenant
-// attribute.
+// that drops the request's identity); only loopback-only configs trust
+// the sender's tenant attribute (a gateway trusts its agents' stamp by
+// their certificate: tenantauth's relays).
 func TestShippedConfigsAuthenticateIngest(t *testing.T) {
 	paths, err := filepath.Glob("testdata/*.yaml")
 	if err != nil {
@@ -90,7 +89,7 @@ func TestShippedConfigsAuthenticateIngest(t *testing.T) {
 		if err := yaml.Unmarshal(raw, &cfg); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		loopbackOnly, relayOnly := true, true
+		loopbackOnly := true
 		for id, r := range cfg.Receivers {
 			if componentType(id) != "otlp" {
 				continue
@@ -104,11 +103,6 @@ func TestShippedConfigsAuthenticateIngest(t *testing.T) {
 				}
 				loopbackOnly = false
 				auth, _ := p["auth"].(map[string]any)
-				tlsCfg, _ := p["tls"].(map[string]any)
-				if auth["authenticator"] == nil && tlsCfg["client_ca_file"] != nil {
-					continue // a relay's receiver: agents' client certificates only
-				}
-				relayOnly = false
 				if auth["authenticator"] == nil || p["include_metadata"] != true || p["tls"] == nil {
 					t.Errorf("%s: receiver %s/%s listens on %q without authenticator, include_metadata and tls", path, id, name, endpoint)
 				}
@@ -116,8 +110,8 @@ func TestShippedConfigsAuthenticateIngest(t *testing.T) {
 		}
 		networked[path] = !loopbackOnly
 		for id, p := range cfg.Processors {
-			if componentType(id) == "tenant" && p["trust_sender_attribute"] == true && !loopbackOnly && !relayOnly {
-				t.Errorf("%s: %s trusts the sender's tenant attribute on receivers beyond loopback that applications can reach", path, id)
+			if componentType(id) == "tenant" && p["trust_sender_attribute"] == true && !loopbackOnly {
+				t.Errorf("%s: %s trusts the sender's tenant attribute on receivers beyond loopback", path, id)
 			}
 		}
 		for name, pl := range cfg.Service.Pipelines {

@@ -201,15 +201,24 @@ type fleet struct {
 	// ledgerStorage is the gateways' ledgerstorage section; empty gives
 	// each gateway an embedded ledger of its own.
 	ledgerStorage string
+	// gatewayHost is the address the gateways' OTLP receivers listen on
+	// and the agents connect to.
+	gatewayHost string
 }
 
-func newFleet(t *testing.T) *fleet {
-	f := &fleet{t: t, bin: docketBinary(t), dir: t.TempDir(), ca: newTestCA(t), decisionWait: fleetDecisionWait}
+// fleetAgentName is the name of the agents' client certificate:
+// deploy/gateway.yaml's default relay name.
+const fleetAgentName = "docket-agent"
+
+// newFleet prepares a fleet whose server certificate is valid for
+// 127.0.0.1 and serverIPs.
+func newFleet(t *testing.T, serverIPs ...net.IP) *fleet {
+	f := &fleet{t: t, bin: docketBinary(t), dir: t.TempDir(), ca: newTestCA(t), decisionWait: fleetDecisionWait, gatewayHost: "127.0.0.1"}
 	f.caFile = filepath.Join(f.ca.dir, "ca.crt")
-	key, cert := f.ca.issue(&x509.Certificate{Subject: pkix.Name{CommonName: "fleet"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+	key, cert := f.ca.issue(&x509.Certificate{Subject: pkix.Name{CommonName: "fleet"}, IPAddresses: append([]net.IP{net.IPv4(127, 0, 0, 1)}, serverIPs...),
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}})
 	f.serverCert = f.ca.write("server.crt", cert, key)
-	ckey, ccert := f.ca.issue(&x509.Certificate{Subject: pkix.Name{CommonName: "agent"}, DNSNames: []string{"agent"},
+	ckey, ccert := f.ca.issue(&x509.Certificate{Subject: pkix.Name{CommonName: fleetAgentName}, DNSNames: []string{fleetAgentName},
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
 	f.clientCert = f.ca.write("agent.crt", ccert, ckey)
 	pair, err := tls.LoadX509KeyPair(f.serverCert, f.serverCert+".key")
@@ -267,6 +276,8 @@ func (f *fleet) addGateway(config string) *fleetProc {
 	if storage == "" {
 		storage = embeddedLedger(filepath.Join(f.dir, name, "ledger"))
 	}
+	_, port, _ := net.SplitHostPort(p.grpcAddr)
+	p.grpcAddr = net.JoinHostPort(f.gatewayHost, port)
 	p.env = append(append(p.env, f.contentEnv()...),
 		"DOCKET_LEDGER_STORAGE="+storage,
 		"DOCKET_GATEWAY_ENDPOINT="+p.grpcAddr,
@@ -288,7 +299,12 @@ func (f *fleet) contentEnv() []string {
 
 // addAgent prepares an agent on deploy/agent.yaml routing to gateways.
 func (f *fleet) addAgent(gateways ...*fleetProc) *fleetProc {
-	p := f.proc(fmt.Sprintf("agent-%d", len(f.agents)), "../deploy/agent.yaml")
+	return f.addAgentOn("../deploy/agent.yaml", gateways...)
+}
+
+// addAgentOn prepares an agent on config routing to gateways.
+func (f *fleet) addAgentOn(config string, gateways ...*fleetProc) *fleetProc {
+	p := f.proc(fmt.Sprintf("agent-%d", len(f.agents)), config)
 	p.env = append(append(p.env, f.contentEnv()...),
 		"DOCKET_OTLP_GRPC_ENDPOINT="+p.grpcAddr, "DOCKET_OTLP_HTTP_ENDPOINT=127.0.0.1:"+proctest.FreePort(f.t),
 		"DOCKET_OTLP_CERT="+f.serverCert, "DOCKET_OTLP_KEY="+f.serverCert+".key",

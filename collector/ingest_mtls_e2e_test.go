@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"google.golang.org/grpc/codes"
+
+	"github.com/docketlabs/docket/internal/conventions"
 )
 
 // testCA issues the certificates of one test: a CA, the collector's server
@@ -132,6 +134,30 @@ func TestIngestByClientCertificate(t *testing.T) {
 	if code, _ := c.sendGRPC("", callTraces("intruder-grpc", "")); code != codes.Unauthenticated {
 		t.Errorf("OTLP/gRPC with an unlisted certificate: %s, want Unauthenticated", code)
 	}
+	// A relay's certificate: the tenant is the one the relay stamped, on
+	// both protocols; data without one is refused. A certificate that
+	// carries a relay's and a tenant's names is neither.
+	c.clientTLS = ca.client("relay.docket.internal")
+	if code, err := c.postHTTP("", callTraces("relay-http", "globex")); err != nil || code != http.StatusOK {
+		t.Errorf("OTLP/HTTP, relay stamping globex: %d %v", code, err)
+	}
+	if code, err := c.sendGRPC("", callTraces("relay-grpc", "acme")); code != codes.OK {
+		t.Errorf("OTLP/gRPC, relay stamping acme: %v", err)
+	}
+	if code, _ := c.postHTTP("", callTraces("relay-none-http", "")); code != http.StatusForbidden {
+		t.Errorf("OTLP/HTTP, relay without a tenant: %d, want 403", code)
+	}
+	if code, _ := c.sendGRPC("", callTraces("relay-none-grpc", "")); code != codes.PermissionDenied {
+		t.Errorf("OTLP/gRPC, relay without a tenant: %s, want PermissionDenied", code)
+	}
+	c.clientTLS = ca.client("relay.docket.internal", "billing.acme.internal")
+	if code, _ := c.postHTTP("", callTraces("relay-acme-http", "globex")); code != http.StatusUnauthorized {
+		t.Errorf("OTLP/HTTP, a certificate of a relay and a tenant: %d, want 401", code)
+	}
+	if code, _ := c.sendGRPC("", callTraces("relay-acme-grpc", "globex")); code != codes.Unauthenticated {
+		t.Errorf("OTLP/gRPC, a certificate of a relay and a tenant: %s, want Unauthenticated", code)
+	}
+	c.clientTLS = intruder
 	// A token still names its tenant when the sender has a certificate.
 	if code, err := c.postHTTP(globexToken, callTraces("token-http", "")); err != nil || code != http.StatusOK {
 		t.Errorf("OTLP/HTTP with globex's token: %d %v", code, err)
@@ -145,11 +171,12 @@ func TestIngestByClientCertificate(t *testing.T) {
 		t.Error("OTLP/gRPC without a client certificate was accepted")
 	}
 
-	want := map[string]string{"mtls-http": "acme", "mtls-grpc": "acme", "token-http": "globex"}
+	want := map[string]string{"mtls-http": "acme", "mtls-grpc": "acme", "token-http": "globex", "relay-http": "globex", "relay-grpc": "acme"}
 	if got := c.waitStored(t, len(want)); !maps.Equal(got, want) {
 		t.Errorf("ledger holds %v, want %v", got, want)
 	}
-	wantCounts := map[string]int{"authenticated/acme": 2, "authenticated/globex": 1, "refused/acme": 2}
+	wantCounts := map[string]int{"authenticated/acme": 2, "authenticated/globex": 1, "refused/acme": 2,
+		"relayed/globex": 1, "relayed/acme": 1, "unauthenticated/" + conventions.UnknownTenant: 2}
 	if counts := c.tenantCounts(t); !maps.Equal(counts, wantCounts) {
 		t.Errorf("otelcol_processor_tenant_records: %v, want %v", counts, wantCounts)
 	}

@@ -557,3 +557,28 @@ func TestHelmLint(t *testing.T) {
 		}
 	}
 }
+
+// The gateways let in the agents by the name of their client certificate
+// (gateway.yaml's relay certificate): the chart passes tls.agent.name on.
+func TestHelmGatewayKnowsTheAgentsCertificateName(t *testing.T) {
+	for _, name := range []string{"", "agent.obs.svc"} {
+		vals := chartValues()
+		want := "docket-agent" // values.yaml's default
+		if name != "" {
+			vals["tls"].(map[string]any)["agent"].(map[string]any)["name"] = name
+			want = name
+		}
+		rendered, err := renderChart(t, vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs, err := decodeAll(t, k8sDecoder(t), rendered)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gw := find[*appsv1.Deployment](renderedChart{objs}, "docket-gateway")
+		if got := podEnv(t, gw.Spec.Template.Spec.Containers[0].Env)["DOCKET_AGENT_NAME"]; got != want {
+			t.Errorf("tls.agent.name %q: the gateway's DOCKET_AGENT_NAME is %q, want %q", name, got, want)
+		}
+	}
+}

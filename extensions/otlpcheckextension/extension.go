@@ -140,8 +140,9 @@ func malformedStatus(code int) bool {
 
 // httpTenant is the tenant the receiver's authenticator found: on
 // OTLP/HTTP it runs before the middlewares, so a refused body's sender is
-// known. Without an authenticator (the loopback dev shape) the tenant is
-// in the body that could not be read.
+// known. Without an authenticator (the loopback dev shape), and for a
+// relay (an agent, whose request carries the tenants it stamped), the
+// tenant is in the body that could not be read.
 func httpTenant(r *http.Request) string {
 	if auth := client.FromContext(r.Context()).Auth; auth != nil {
 		if t, ok := auth.GetAttribute(conventions.AuthTenantAttribute).(string); ok && conventions.ValidTenant(t) {

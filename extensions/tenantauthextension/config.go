@@ -26,12 +26,19 @@ type Config struct {
 	Certificates []Certificate `mapstructure:"certificates"`
 }
 
-// Certificate is one client certificate name and the tenant it belongs to.
+// Certificate is one client certificate name and the tenant it belongs
+// to, or, with Relay, the name of a relay.
 type Certificate struct {
 	Tenant string `mapstructure:"tenant"`
 	// Name is matched exactly against the certificate's DNS, URI and email
 	// subject alternative names and its subject common name.
 	Name string `mapstructure:"name"`
+	// Relay makes the certificate a relay's (a Docket agent in front of
+	// this gateway) instead of a tenant's: the relay authenticated its own
+	// senders and stamped each resource's tenant, which the tenant
+	// processor then takes. A relay is no tenant: it has no Tenant, and
+	// its requests carry no tenant of their own.
+	Relay bool `mapstructure:"relay"`
 }
 
 // Token is one accepted bearer token and the tenant it belongs to.
@@ -53,21 +60,40 @@ func (c *Config) Validate() error {
 	return err
 }
 
+// identity is whom a credential names: a tenant, or a relay.
+type identity struct {
+	tenant string
+	relay  string // the relay's certificate name
+}
+
+func (id identity) String() string {
+	if id.relay != "" {
+		return fmt.Sprintf("relay %q", id.relay)
+	}
+	return fmt.Sprintf("tenant %q", id.tenant)
+}
+
 // newCertTable checks the certificate names; one name may name only one
-// tenant.
-func newCertTable(certs []Certificate) (map[string]string, error) {
-	out := make(map[string]string, len(certs))
+// identity, and a certificate is either a tenant's or a relay's.
+func newCertTable(certs []Certificate) (map[string]identity, error) {
+	out := make(map[string]identity, len(certs))
 	for i, c := range certs {
-		if !conventions.ValidTenant(c.Tenant) {
-			return nil, fmt.Errorf("certificates[%d]: tenant must be 1 to %d bytes of UTF-8 without control characters", i, conventions.MaxTenantLen)
-		}
 		if c.Name == "" {
 			return nil, fmt.Errorf("certificates[%d]: name must not be empty", i)
 		}
-		if prev, dup := out[c.Name]; dup && prev != c.Tenant {
-			return nil, fmt.Errorf("certificates[%d]: name %q is listed for tenants %q and %q", i, c.Name, prev, c.Tenant)
+		id := identity{tenant: c.Tenant}
+		switch {
+		case c.Relay && c.Tenant != "":
+			return nil, fmt.Errorf("certificates[%d] (%q): a relay is no tenant: set tenant or relay, not both", i, c.Name)
+		case c.Relay:
+			id = identity{relay: c.Name}
+		case !conventions.ValidTenant(c.Tenant):
+			return nil, fmt.Errorf("certificates[%d]: tenant must be 1 to %d bytes of UTF-8 without control characters", i, conventions.MaxTenantLen)
 		}
-		out[c.Name] = c.Tenant
+		if prev, dup := out[c.Name]; dup && prev != id {
+			return nil, fmt.Errorf("certificates[%d]: name %q is listed for %s and %s", i, c.Name, prev, id)
+		}
+		out[c.Name] = id
 	}
 	return out, nil
 }

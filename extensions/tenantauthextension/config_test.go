@@ -24,7 +24,12 @@ func TestLoadConfig(t *testing.T) {
 		{name: "", want: &Config{Tokens: []Token{{Tenant: "acme", SHA256: acmeHash}}, TokensFile: "testdata/tokens"}},
 		{name: "certificates", want: &Config{Certificates: []Certificate{{Tenant: "acme", Name: "billing.acme.internal"}, {Tenant: "acme", Name: "spiffe://acme/billing"}}}},
 		{name: "no_tokens", wantErr: "set tokens, tokens_file and/or certificates"},
-		{name: "cert_two_tenants", wantErr: `name "billing.acme.internal" is listed for tenants "acme" and "globex"`},
+		{name: "cert_two_tenants", wantErr: `name "billing.acme.internal" is listed for tenant "acme" and tenant "globex"`},
+		{name: "relay", want: &Config{Certificates: []Certificate{{Name: "docket-agent", Relay: true}, {Tenant: "acme", Name: "billing.acme.internal"}}}},
+		// A relay's certificate must not be able to act as a tenant.
+		{name: "relay_with_tenant", wantErr: `certificates[0] ("docket-agent"): a relay is no tenant: set tenant or relay, not both`},
+		{name: "relay_and_tenant_name", wantErr: `name "docket-agent" is listed for tenant "acme" and relay "docket-agent"`},
+		{name: "cert_no_tenant", wantErr: "certificates[0]: tenant must be 1 to"},
 		{name: "cert_no_name", wantErr: "certificates[0]: name must not be empty"},
 		{name: "bad_hash", wantErr: "sha256 must be 64 hex digits"},
 		{name: "bad_tenant", wantErr: "without control characters"},

@@ -31,7 +31,7 @@ var (
 	errNoToken  = errors.New("tenantauth: missing bearer token")
 	errBadToken = errors.New("tenantauth: invalid bearer token")
 	errNoCert   = errors.New("tenantauth: missing bearer token or verified client certificate")
-	errBadCert  = errors.New("tenantauth: the client certificate names no single tenant")
+	errBadCert  = errors.New("tenantauth: the client certificate names no single tenant or relay")
 )
 
 type authenticator struct {
@@ -39,7 +39,7 @@ type authenticator struct {
 	// account counts refused requests.
 	account *completeness.Account
 	tokens  []entry
-	certs   map[string]string // certificate name → tenant
+	certs   map[string]identity // certificate name → tenant or relay
 }
 
 var (
@@ -72,39 +72,48 @@ func (a *authenticator) Shutdown(context.Context) error { return nil }
 // Authenticate accepts a request carrying "Authorization: Bearer TOKEN" for
 // a listed token, or, with certificates configured and no Authorization
 // header, a verified client certificate of a listed name, and records the
-// tenant in client.Info.Auth. A refused request is counted in the
-// completeness account under the unknown tenant.
+// tenant, or the relay, in client.Info.Auth. A refused request is counted
+// in the completeness account under the unknown tenant.
 func (a *authenticator) Authenticate(ctx context.Context, sources map[string][]string) (context.Context, error) {
-	tenant, err := a.TenantOf(ctx, sources)
+	id, err := a.identify(ctx, sources)
 	if err != nil {
 		a.account.Refuse(conventions.UnknownTenant, completeness.RequestAuth)
 		return ctx, err
 	}
-	if tenant == "" {
+	if id == (identity{}) {
 		// OTLP/HTTP: the certificate is not visible here; the middleware
 		// (GetHTTPHandler) decides, and without it the tenant processor
 		// refuses a request that has no identity.
 		return ctx, nil
 	}
-	return withTenant(ctx, tenant), nil
+	return withIdentity(ctx, id), nil
 }
 
 // TenantOf returns the tenant of a request's credentials as Authenticate
-// decides it, without counting a refusal; "" when the certificate of an
-// OTLP/HTTP request is left to the middleware.
+// decides it, without counting a refusal; "" when they name no single
+// tenant: a relay's request carries the tenants the relay stamped, and
+// the certificate of an OTLP/HTTP request is left to the middleware.
 func (a *authenticator) TenantOf(ctx context.Context, sources map[string][]string) (string, error) {
+	id, err := a.identify(ctx, sources)
+	return id.tenant, err
+}
+
+// identify returns whom a request's credentials name; the zero identity
+// when the certificate of an OTLP/HTTP request is left to the middleware.
+func (a *authenticator) identify(ctx context.Context, sources map[string][]string) (identity, error) {
 	if _, sent := authorization(sources); sent || len(a.certs) == 0 {
-		return a.tokenTenant(sources)
+		tenant, err := a.tokenTenant(sources)
+		return identity{tenant: tenant}, err
 	}
 	p, ok := peer.FromContext(ctx)
 	if !ok {
-		return "", nil
+		return identity{}, nil
 	}
 	var state *tls.ConnectionState
 	if info, isTLS := p.AuthInfo.(credentials.TLSInfo); isTLS {
 		state = &info.State
 	}
-	return a.certTenant(state)
+	return a.certIdentity(state)
 }
 
 // GetHTTPHandler gives OTLP/HTTP receivers the certificate check the
@@ -114,13 +123,13 @@ func (a *authenticator) GetHTTPHandler(context.Context) (extensionmiddleware.Wra
 	return func(_ context.Context, next http.Handler) (http.Handler, error) {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if client.FromContext(r.Context()).Auth == nil {
-				tenant, err := a.certTenant(r.TLS)
+				id, err := a.certIdentity(r.TLS)
 				if err != nil {
 					a.account.Refuse(conventions.UnknownTenant, completeness.RequestAuth)
 					http.Error(w, err.Error(), http.StatusUnauthorized)
 					return
 				}
-				r = r.WithContext(withTenant(r.Context(), tenant))
+				r = r.WithContext(withIdentity(r.Context(), id))
 			}
 			next.ServeHTTP(w, r)
 		}), nil
@@ -147,37 +156,38 @@ func (a *authenticator) tokenTenant(sources map[string][]string) (string, error)
 	return tenant, nil
 }
 
-// certTenant returns the tenant of a verified client certificate: every
-// listed name it carries must belong to the same tenant.
-func (a *authenticator) certTenant(state *tls.ConnectionState) (string, error) {
+// certIdentity returns the tenant or relay of a verified client
+// certificate: every listed name it carries must belong to the same one,
+// so a certificate that names a tenant and a relay is refused.
+func (a *authenticator) certIdentity(state *tls.ConnectionState) (identity, error) {
 	if state == nil || len(state.VerifiedChains) == 0 || len(state.VerifiedChains[0]) == 0 {
-		return "", errNoCert
+		return identity{}, errNoCert
 	}
 	leaf := state.VerifiedChains[0][0]
 	names := append(append([]string{leaf.Subject.CommonName}, leaf.DNSNames...), leaf.EmailAddresses...)
 	for _, u := range leaf.URIs {
 		names = append(names, u.String())
 	}
-	tenant := ""
+	var id identity
 	for _, n := range names {
-		t, ok := a.certs[n]
+		found, ok := a.certs[n]
 		if !ok {
 			continue
 		}
-		if tenant != "" && t != tenant {
-			return "", errBadCert
+		if id != (identity{}) && found != id {
+			return identity{}, errBadCert
 		}
-		tenant = t
+		id = found
 	}
-	if tenant == "" {
-		return "", errBadCert
+	if id == (identity{}) {
+		return identity{}, errBadCert
 	}
-	return tenant, nil
+	return id, nil
 }
 
-func withTenant(ctx context.Context, tenant string) context.Context {
+func withIdentity(ctx context.Context, id identity) context.Context {
 	cl := client.FromContext(ctx)
-	cl.Auth = authData{tenant: tenant}
+	cl.Auth = authData{id}
 	return client.NewContext(ctx, cl)
 }
 
@@ -205,17 +215,27 @@ func bearer(sources map[string][]string) (string, bool) {
 	return token, true
 }
 
-// authData is the identity of an authenticated sender.
-type authData struct{ tenant string }
+// authData is the identity of an authenticated sender: a tenant or a
+// relay, never both, so that a relay's certificate cannot act as a tenant
+// and a tenant's credentials never make a relay.
+type authData struct{ id identity }
 
 func (d authData) GetAttribute(name string) any {
-	if name == conventions.AuthTenantAttribute {
-		return d.tenant
+	switch {
+	case name == conventions.AuthTenantAttribute && d.id.tenant != "":
+		return d.id.tenant
+	case name == conventions.AuthRelayAttribute && d.id.relay != "":
+		return d.id.relay
 	}
 	return nil
 }
 
-func (authData) GetAttributeNames() []string { return []string{conventions.AuthTenantAttribute} }
+func (d authData) GetAttributeNames() []string {
+	if d.id.relay != "" {
+		return []string{conventions.AuthRelayAttribute}
+	}
+	return []string{conventions.AuthTenantAttribute}
+}
 
 // readTokensFile reads "TENANT SHA256HEX" lines. Errors name the line, not
 // its content.

@@ -175,7 +175,7 @@ func TestClientCertificates(t *testing.T) {
 		{"certificate", context.Background(), verified("x", "search.globex.internal"), http.StatusOK, "globex"},
 		{"unlisted certificate", context.Background(), verified("intruder"), http.StatusUnauthorized, nil},
 		{"plaintext", context.Background(), nil, http.StatusUnauthorized, nil},
-		{"token already authenticated", withTenant(context.Background(), "acme"), verified("x", "search.globex.internal"), http.StatusOK, "acme"},
+		{"token already authenticated", withIdentity(context.Background(), identity{tenant: "acme"}), verified("x", "search.globex.internal"), http.StatusOK, "acme"},
 	} {
 		seen = nil
 		r := httptest.NewRequestWithContext(tc.ctx, http.MethodPost, "/v1/traces", nil)
@@ -185,6 +185,85 @@ func TestClientCertificates(t *testing.T) {
 		assert.Equal(t, tc.code, w.Code, tc.name)
 		assert.Equal(t, tc.tenant, seen, tc.name)
 	}
+}
+
+// A relay's certificate gives the relay attribute and no tenant, on
+// OTLP/gRPC (the authenticator sees the certificate) and OTLP/HTTP (the
+// middleware does); a certificate that also carries a tenant's name is
+// refused, and a tenant's credentials never give the relay attribute.
+func TestRelayCertificates(t *testing.T) {
+	auth := started(t, &Config{
+		Tokens: []Token{{Tenant: "acme", SHA256: acmeHash}},
+		Certificates: []Certificate{
+			{Name: "docket-agent", Relay: true},
+			{Tenant: "acme", Name: "billing.acme.internal"},
+		},
+	}).(*authenticator)
+	auth.account = completeness.NewAccount()
+	type seen struct{ tenant, relay any }
+	of := func(ctx context.Context) seen {
+		a := client.FromContext(ctx).Auth
+		if a == nil {
+			return seen{}
+		}
+		return seen{a.GetAttribute(conventions.AuthTenantAttribute), a.GetAttribute(conventions.AuthRelayAttribute)}
+	}
+	relay := seen{relay: "docket-agent"}
+	for _, tc := range []struct {
+		name    string
+		state   *tls.ConnectionState
+		sources map[string][]string
+		want    *seen // nil: refused
+	}{
+		{"relay by SAN", verified("node-7", "docket-agent"), nil, &relay},
+		{"relay by common name", verified("docket-agent"), nil, &relay},
+		{"tenant certificate", verified("billing.acme.internal"), nil, &seen{tenant: "acme"}},
+		{"relay and tenant names", verified("docket-agent", "billing.acme.internal"), nil, nil},
+		{"relay certificate with a tenant's token", verified("docket-agent"), map[string][]string{"authorization": {"Bearer s3cret-acme"}}, &seen{tenant: "acme"}},
+		{"relay certificate with a wrong token", verified("docket-agent"), map[string][]string{"authorization": {"Bearer guess"}}, nil},
+	} {
+		ctx, err := auth.Authenticate(grpcPeer(tc.state), tc.sources)
+		if tc.want == nil {
+			assert.Error(t, err, tc.name)
+			assert.Equal(t, seen{}, of(ctx), tc.name)
+			continue
+		}
+		require.NoError(t, err, tc.name)
+		assert.Equal(t, *tc.want, of(ctx), tc.name)
+		if tc.want.relay != nil {
+			assert.Equal(t, []string{conventions.AuthRelayAttribute}, client.FromContext(ctx).Auth.GetAttributeNames(), tc.name)
+		}
+	}
+	// otlpcheck asks for the tenant of a gRPC request it saw refused: a
+	// relay's names none.
+	tenant, err := auth.TenantOf(grpcPeer(verified("docket-agent")), map[string][]string{})
+	require.NoError(t, err)
+	assert.Empty(t, tenant)
+
+	wrap, err := auth.GetHTTPHandler(context.Background())
+	require.NoError(t, err)
+	var got seen
+	h, err := wrap(context.Background(), http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got = of(r.Context()) }))
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name  string
+		state *tls.ConnectionState
+		code  int
+		want  seen
+	}{
+		{"relay", verified("x", "docket-agent"), http.StatusOK, relay},
+		{"relay and tenant names", verified("docket-agent", "billing.acme.internal"), http.StatusUnauthorized, seen{}},
+	} {
+		got = seen{}
+		r := httptest.NewRequestWithContext(context.Background(), http.MethodPost, "/v1/traces", nil)
+		r.TLS = tc.state
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		assert.Equal(t, tc.code, w.Code, tc.name)
+		assert.Equal(t, tc.want, got, tc.name)
+	}
+	// The refusals (two gRPC, one HTTP) count under the unknown tenant.
+	assert.Equal(t, int64(3), auth.account.Snapshot(nil).Tenants[0].RefusedRequests[completeness.RequestAuth])
 }
 
 // A refused request is counted under the unknown tenant; TenantOf, which

@@ -19,6 +19,14 @@ const (
 	// AuthTenantAttribute is the client.Info.Auth attribute through which
 	// Docket's ingest authenticator tells which tenant a sender belongs to.
 	AuthTenantAttribute = "tenant"
+	// AuthRelayAttribute is the client.Info.Auth attribute through which
+	// Docket's ingest authenticator tells that a sender is a relay (an
+	// agent proven by its client certificate) instead of a tenant: it holds
+	// the relay's certificate name. A relay authenticated its own senders
+	// and stamped TenantAttribute on every resource; that stamp is then the
+	// tenant. Namespaced so that no other authenticator's attribute is
+	// taken for it.
+	AuthRelayAttribute = "docket.relay"
 	// DefaultTenant is the tenant of resources that name none.
 	DefaultTenant = "default"
 	// MaxTenantLen bounds a tenant name in bytes.

@@ -27,12 +27,14 @@ const (
 	outcomeRefused         = "refused"          // in a request that named another tenant; nothing stored
 	outcomeUnauthenticated = "unauthenticated"  // no usable identity; refused
 	outcomeSenderAttribute = "sender_attribute" // trusted the sender's attribute (loopback dev)
+	outcomeRelayed         = "relayed"          // kept the tenant an authenticated relay stamped
 )
 
 // telemetry counts records by signal, outcome and tenant (metadata.yaml).
 // The tenant label is only ever an authenticated tenant (from the
-// authenticator's or this processor's configuration), never a value a
-// sender wrote.
+// authenticator's or this processor's configuration, or stamped by an
+// authenticated relay that authenticated its own senders), never a value
+// an unauthenticated sender wrote.
 type telemetry struct {
 	*metadata.TelemetryBuilder
 	// account is where refused spans are counted beside the ledger's.

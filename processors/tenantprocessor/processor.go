@@ -96,12 +96,15 @@ func (p *tenantProcessor) stamp(ctx context.Context, sig signal, rs []resource) 
 	for _, r := range rs {
 		total += r.records
 	}
-	tenant, trusted, err := p.identity(ctx)
+	tenant, from, err := p.identity(ctx)
 	if err != nil {
 		p.tel.add(ctx, sig, outcomeUnauthenticated, conventions.UnknownTenant, total)
 		return err
 	}
-	if trusted {
+	switch from {
+	case fromRelay:
+		return p.relayed(ctx, sig, rs, total)
+	case fromSender:
 		for _, r := range rs {
 			a := r.res.Attributes()
 			a.Remove(conventions.TenantClaimedAttribute)
@@ -135,9 +138,42 @@ func (p *tenantProcessor) stamp(ctx context.Context, sig signal, rs []resource) 
 	return nil
 }
 
+// relayed keeps the tenant a relay stamped on each resource, and the
+// relay's docket.tenant.claimed mark with it, or refuses the whole request
+// when a resource names no valid tenant: a relay authenticated its
+// senders, so its stamp is the tenant, and a resource without one is no
+// sender's.
+func (p *tenantProcessor) relayed(ctx context.Context, sig signal, rs []resource, total int64) error {
+	tenants := make([]string, len(rs))
+	for i, r := range rs {
+		v, ok := r.res.Attributes().Get(conventions.TenantAttribute)
+		if !ok || v.Type() != pcommon.ValueTypeStr || !conventions.ValidTenant(v.Str()) {
+			p.tel.add(ctx, sig, outcomeUnauthenticated, conventions.UnknownTenant, total)
+			return consumererror.NewPermanent(status.Errorf(codes.PermissionDenied,
+				"tenant: a relay sent a resource without a valid %s, which the relay must stamp", conventions.TenantAttribute))
+		}
+		tenants[i] = v.Str()
+	}
+	for i, r := range rs {
+		p.tel.add(ctx, sig, outcomeRelayed, tenants[i], r.records)
+	}
+	return nil
+}
+
+// Where a request's tenant comes from.
+type source int
+
+const (
+	fromIdentity source = iota // the sender's authenticated identity
+	fromRelay                  // each resource's tenant, stamped by an authenticated relay
+	fromSender                 // each resource's tenant as the sender wrote it (trust_sender_attribute)
+)
+
 // identity returns the tenant of the request's authenticated sender, or
-// trusted when there is none and the config takes the sender's word.
-func (p *tenantProcessor) identity(ctx context.Context) (tenant string, trusted bool, err error) {
+// where else the tenant comes from: an authenticated relay's stamp, or,
+// when there is no identity and the config takes the sender's word, the
+// sender's.
+func (p *tenantProcessor) identity(ctx context.Context) (tenant string, from source, err error) {
 	info := client.FromContext(ctx)
 	auth := info.Auth
 	if auth == nil {
@@ -145,13 +181,22 @@ func (p *tenantProcessor) identity(ctx context.Context) (tenant string, trusted 
 			// Trust is for a sender on this machine; a receiver bound
 			// wider by mistake must not open it to the network.
 			if !loopback(info.Addr) {
-				return "", false, consumererror.NewPermanent(status.Error(codes.Unauthenticated,
+				return "", 0, consumererror.NewPermanent(status.Error(codes.Unauthenticated,
 					"tenant: trust_sender_attribute accepts loopback senders only; this one needs an authenticated identity"))
 			}
-			return "", true, nil
+			return "", fromSender, nil
 		}
-		return "", false, consumererror.NewPermanent(status.Error(codes.Unauthenticated,
+		return "", 0, consumererror.NewPermanent(status.Error(codes.Unauthenticated,
 			"tenant: the request carries no authenticated identity (configure an authenticator on the receiver)"))
+	}
+	// Only tenantauth sets the relay attribute, and never beside a tenant:
+	// an identity that is both is refused rather than guessed at.
+	if relay, _ := auth.GetAttribute(conventions.AuthRelayAttribute).(string); relay != "" {
+		if auth.GetAttribute(p.cfg.AuthAttribute) != nil {
+			return "", 0, consumererror.NewPermanent(status.Error(codes.PermissionDenied,
+				"tenant: the sender's identity names a relay and a tenant"))
+		}
+		return "", fromRelay, nil
 	}
 	id, _ := auth.GetAttribute(p.cfg.AuthAttribute).(string)
 	tenant = id
@@ -159,10 +204,10 @@ func (p *tenantProcessor) identity(ctx context.Context) (tenant string, trusted 
 		tenant = p.cfg.Identities[id]
 	}
 	if !conventions.ValidTenant(tenant) {
-		return "", false, consumererror.NewPermanent(status.Error(codes.PermissionDenied,
+		return "", 0, consumererror.NewPermanent(status.Error(codes.PermissionDenied,
 			fmt.Sprintf("tenant: the sender's identity (auth attribute %q) maps to no tenant", p.cfg.AuthAttribute)))
 	}
-	return tenant, false, nil
+	return tenant, fromIdentity, nil
 }
 
 // loopback reports whether a client address is a loopback IP; an unknown

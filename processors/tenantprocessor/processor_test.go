@@ -193,6 +193,65 @@ func TestNoIdentityRefused(t *testing.T) {
 	assert.NotContains(t, after, "", "the account counts a tenant named \"\"")
 }
 
+// relay is a request of an authenticated relay (an agent on another host)
+// as tenantauth leaves it: the relay attribute, no tenant.
+func relay() context.Context {
+	return client.NewContext(context.Background(), client.Info{
+		Addr: &net.TCPAddr{IP: net.IPv4(10, 0, 0, 7), Port: 50000},
+		Auth: identity{conventions.AuthRelayAttribute: "docket-agent"},
+	})
+}
+
+func TestRelayKeepsTheTenantsItStamped(t *testing.T) {
+	h := newHarness(t, nil)
+	td := traces("acme", "globex")
+	// The relay flagged a sender of acme's that claimed globex: the mark
+	// is the relay's, and stays.
+	td.ResourceSpans().At(0).Resource().Attributes().PutStr(conventions.TenantClaimedAttribute, "globex")
+	require.NoError(t, h.traces(relay(), td))
+	tenants, claimed := h.stored()
+	assert.Equal(t, []string{"acme", "globex"}, tenants)
+	assert.Equal(t, []string{"globex", ""}, claimed)
+	assert.Equal(t, map[string]int64{
+		"outcome=relayed,signal=traces,tenant=acme":   2,
+		"outcome=relayed,signal=traces,tenant=globex": 2,
+	}, h.counts())
+}
+
+func TestRelayWithoutAStampedTenantRefused(t *testing.T) {
+	h := newHarness(t, nil)
+	before := refusedAuth()
+	// One resource without a valid tenant refuses the request whole.
+	for _, td := range []ptrace.Traces{traces("acme", ""), traces(int64(42)), traces("bad\ntenant"), traces(conventions.UnknownTenant)} {
+		requireCode(t, h.traces(relay(), td), codes.PermissionDenied)
+	}
+	assert.Zero(t, h.sink.SpanCount(), "a refused request reached the pipeline")
+	assert.Equal(t, map[string]int64{"outcome=unauthenticated,signal=traces,tenant=" + conventions.UnknownTenant: 10}, h.counts())
+	assert.Equal(t, int64(10), refusedAuth()[conventions.UnknownTenant]-before[conventions.UnknownTenant])
+}
+
+// trust_sender_attribute's default tenant is for loopback senders without
+// identity, never for a relay's resource without a tenant.
+func TestTrustSenderAttributeLeavesRelaysAlone(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.TrustSenderAttribute = true })
+	requireCode(t, h.traces(relay(), traces("")), codes.PermissionDenied)
+	require.NoError(t, h.traces(relay(), traces("acme")))
+	tenants, _ := h.stored()
+	assert.Equal(t, []string{"acme"}, tenants, "the default tenant was given to a relay's resource without one")
+}
+
+// A relay is no tenant: an identity that claims to be both is refused, so
+// neither side's rules are bypassed through the other's.
+func TestRelayAndTenantIdentityRefused(t *testing.T) {
+	h := newHarness(t, nil)
+	both := client.NewContext(context.Background(), client.Info{Auth: identity{
+		conventions.AuthRelayAttribute: "docket-agent", conventions.AuthTenantAttribute: "acme",
+	}})
+	requireCode(t, h.traces(both, traces("globex")), codes.PermissionDenied)
+	assert.Zero(t, h.sink.SpanCount())
+	assert.Equal(t, map[string]int64{"outcome=unauthenticated,signal=traces,tenant=" + conventions.UnknownTenant: 2}, h.counts())
+}
+
 func TestIdentitiesMap(t *testing.T) {
 	h := newHarness(t, func(c *Config) {
 		c.AuthAttribute = "subject"

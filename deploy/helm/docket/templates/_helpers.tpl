@@ -76,6 +76,8 @@ app.kubernetes.io/component: {{ index . 1 }}
 - {name: DOCKET_GATEWAY_CERT, value: /etc/docket/tls/tls.crt}
 - {name: DOCKET_GATEWAY_KEY, value: /etc/docket/tls/tls.key}
 - {name: DOCKET_AGENT_CA, value: /etc/docket/tls/ca.crt}
+- name: DOCKET_AGENT_NAME
+  value: {{ required "tls.agent.name is required" .Values.tls.agent.name | quote }}
 - name: DOCKET_TRACES_BACKEND
   value: {{ required "tracesBackend is required" .Values.tracesBackend | quote }}
 - name: DOCKET_DECISION_WAIT
