@@ -166,8 +166,9 @@ type syncJob struct {
 	dirs     map[string]error
 }
 
-// syncRound syncs the files and directories of jobs, several at once, so
-// that the filesystem commits them together.
+// syncRound syncs the files and directories of jobs: with one syncfs per
+// filesystem where that makes all of them durable (syncWhole), else each
+// of them, several at once, so that the filesystem commits them together.
 func syncRound(jobs []*syncJob) {
 	type fileRef struct{ job, i int }
 	var files []fileRef
@@ -183,13 +184,21 @@ func syncRound(jobs []*syncJob) {
 		}
 	}
 	dirs := slices.Collect(maps.Keys(dirErrs))
+	open := make([]*os.File, len(files))
+	for i, f := range files {
+		open[i] = jobs[f.job].files[f.i]
+	}
 	errs := make([]error, len(files)+len(dirs))
+	synced := syncWhole(open, dirs, errs, syncfs)
 	parallel.For(len(errs), batchWorkers, func(i int) {
+		if synced[i] {
+			return
+		}
 		if i >= len(files) {
 			errs[i] = syncDir(dirs[i-len(files)])
 			return
 		}
-		if err := jobs[files[i].job].files[files[i].i].Sync(); err != nil {
+		if err := open[i].Sync(); err != nil {
 			errs[i] = fmt.Errorf("contentstore: write object: %w", err)
 		}
 	})

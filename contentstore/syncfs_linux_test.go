@@ -1,0 +1,78 @@
+package contentstore
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// A sync round on a filesystem whose sync covers everything on it is one
+// sync, whose error is every file's and directory's; elsewhere nothing is
+// covered and each is synced on its own.
+func TestSyncWholeSyncsEachFilesystemOnce(t *testing.T) {
+	dir := t.TempDir()
+	var files []*os.File
+	var dirs []string
+	for _, name := range []string{"a", "b", "c"} {
+		sub := filepath.Join(dir, name)
+		if err := os.Mkdir(sub, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Create(filepath.Join(sub, "object"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = f.Close() })
+		files, dirs = append(files, f), append(dirs, sub)
+	}
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil {
+		t.Fatal(err)
+	}
+	whole := wholeSyncFS[int64(st.Type)]
+	for _, fail := range []error{nil, errors.New("EIO")} {
+		calls := 0
+		errs := make([]error, len(files)+len(dirs))
+		covered := syncWhole(files, dirs, errs, func(*os.File) error { calls++; return fail })
+		if !whole {
+			if calls != 0 || errors.Join(errs...) != nil {
+				t.Fatalf("filesystem type %#x: %d syncs, errors %v; want none", st.Type, calls, errs)
+			}
+			for i, c := range covered {
+				if c {
+					t.Fatalf("entry %d covered on filesystem type %#x", i, st.Type)
+				}
+			}
+			continue
+		}
+		if calls != 1 {
+			t.Fatalf("%d syncs of one filesystem, want 1", calls)
+		}
+		for i := range errs {
+			if !covered[i] || !errors.Is(errs[i], fail) || (fail == nil) != (errs[i] == nil) {
+				t.Fatalf("entry %d: covered %v, error %v; want covered with %v", i, covered[i], errs[i], fail)
+			}
+		}
+	}
+}
+
+// The real sync of the store's filesystem succeeds and covers a round.
+func TestSyncWholeWithSyncfs(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "object"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }()
+	errs := make([]error, 2)
+	covered := syncWhole([]*os.File{f}, []string{dir}, errs, syncfs)
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	if covered[0] != covered[1] {
+		t.Fatalf("a file and its directory on one filesystem: covered %v", covered)
+	}
+}
