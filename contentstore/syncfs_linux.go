@@ -3,14 +3,15 @@ package contentstore
 import (
 	"fmt"
 	"os"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
 
 // Filesystems whose syncfs(2) makes everything written to them durable,
 // data and metadata (sync_fs commits the journal or log, or flushes the
-// device), and reports writeback errors (Linux ≥ 5.8). Elsewhere (network
-// and FUSE filesystems among them) each file and directory is synced.
+// device). Elsewhere (network and FUSE filesystems among them), and on
+// kernels before 5.8, each file and directory is synced.
 var wholeSyncFS = map[int64]bool{
 	unix.EXT4_SUPER_MAGIC:  true, // also ext2 and ext3
 	unix.XFS_SUPER_MAGIC:   true,
@@ -19,6 +20,27 @@ var wholeSyncFS = map[int64]bool{
 
 // syncfs is syncfs(2).
 func syncfs(f *os.File) error { return unix.Syncfs(int(f.Fd())) }
+
+// syncfsReportsErrors: before Linux 5.8 syncfs returned success even when
+// writing back a file had failed, which would hand out references to
+// objects that are not stored.
+var syncfsReportsErrors = sync.OnceValue(func() bool {
+	var u unix.Utsname
+	if unix.Uname(&u) != nil {
+		return false
+	}
+	return kernelAtLeast(unix.ByteSliceToString(u.Release[:]), 5, 8)
+})
+
+// kernelAtLeast reports whether a kernel release ("6.8.0-45-generic")
+// is major.minor or later.
+func kernelAtLeast(release string, major, minor int) bool {
+	var maj, mnr int
+	if _, err := fmt.Sscanf(release, "%d.%d", &maj, &mnr); err != nil {
+		return false
+	}
+	return maj > major || maj == major && mnr >= minor
+}
 
 // syncWhole makes files and then dirs durable with one sync of each
 // filesystem they are on, where that filesystem's sync covers them all:
@@ -30,8 +52,11 @@ func syncfs(f *os.File) error { return unix.Syncfs(int(f.Fd())) }
 // store sharing one with heavy writers waits for their data too. It sets
 // errs[i] for entry i (files first) that it covered and reports which
 // those are; the others are for fsync.
-func syncWhole(files []*os.File, dirs []string, errs []error, sync func(*os.File) error) []bool {
+func syncWhole(files []*os.File, dirs []string, errs []error, syncFS func(*os.File) error) []bool {
 	covered := make([]bool, len(files)+len(dirs))
+	if !syncfsReportsErrors() {
+		return covered
+	}
 	type filesystem struct {
 		entries []int
 		file    *os.File // an open file on it, if any
@@ -74,7 +99,7 @@ func syncWhole(files []*os.File, dirs []string, errs []error, sync func(*os.File
 		if unix.Fstatfs(int(f.Fd()), &st) != nil || !wholeSyncFS[int64(st.Type)] {
 			continue
 		}
-		err := sync(f)
+		err := syncFS(f)
 		if err != nil {
 			err = fmt.Errorf("contentstore: sync filesystem: %w", err)
 		}
