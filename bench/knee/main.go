@@ -8,6 +8,12 @@
 // due, so a stalled collector is not hidden by sending less.
 //
 //	go run ./bench/knee -rates 400,800,1200,1600,2000,2400,3200
+//
+// Runs one after another should be at least 45 s apart where the data
+// directory is on ext4 without a journal: each run ends by deleting the
+// content files it wrote, and for 30-35 s the kernel then skips the freed
+// inodes when it allocates new ones, scanning past each of them, so a run
+// started at once pays several times the kernel CPU per content object.
 package main
 
 import (
@@ -103,8 +109,8 @@ func run(bin string, rates []int, step, warmup time.Duration, batch int) error {
 		// The collector's CPU per call tells its cost apart from how much
 		// CPU a shared machine left it.
 		cpu := (procstat.CPU(cmd.Process.Pid) - cpu0) / time.Duration(sent*batch)
-		fmt.Printf("%5d calls/s  requests %d  failed %d  ack p50 %s  p95 %s  collector CPU %s/call\n", rate, sent, failed,
-			p50.Round(time.Millisecond), p95.Round(time.Millisecond), cpu.Round(time.Microsecond))
+		fmt.Printf("%5d calls/s  requests %d  failed %d  ack p50 %s  p95 %s  collector CPU %s/call  load %s\n", rate, sent, failed,
+			p50.Round(time.Millisecond), p95.Round(time.Millisecond), cpu.Round(time.Microsecond), loadAverage())
 		if p95 > kneeLatency || failed > 0 {
 			knee = rate
 			break
@@ -182,6 +188,16 @@ func calls(first, batch int) ptrace.Traces {
 		a.PutStr(conventions.OutputMessages, fmt.Sprintf(`[{"role":"assistant","parts":[{"type":"text","content":"Order %d ships tomorrow."}],"finish_reason":"stop"}]`, i))
 	}
 	return td
+}
+
+// loadAverage is the machine's one-minute load average, which says how
+// far a step's wall times can be trusted on a shared machine.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Fields(string(b))[0]
 }
 
 func waitReady(client ptraceotlp.GRPCClient) error {
