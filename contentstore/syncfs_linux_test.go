@@ -10,9 +10,9 @@ import (
 )
 
 // A sync round on a filesystem whose sync covers everything on it (on a
-// kernel whose syncfs reports writeback errors) is one sync, whose error
-// is every file's and directory's; elsewhere nothing is covered and each
-// is synced on its own.
+// kernel whose syncfs reports writeback errors) is one sync, through the
+// root opened before the round's files, whose error is every file's and
+// directory's; elsewhere nothing is covered and each is synced on its own.
 func TestSyncWholeSyncsEachFilesystemOnce(t *testing.T) {
 	dir := t.TempDir()
 	var files []*os.File
@@ -33,11 +33,22 @@ func TestSyncWholeSyncsEachFilesystemOnce(t *testing.T) {
 	if err := unix.Statfs(dir, &st); err != nil {
 		t.Fatal(err)
 	}
+	root, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = root.Close() })
 	whole := wholeSyncFS[int64(st.Type)] && syncfsReportsErrors()
 	for _, fail := range []error{nil, errors.New("EIO")} {
 		calls := 0
 		errs := make([]error, len(files)+len(dirs))
-		covered := syncWhole(files, dirs, errs, func(*os.File) error { calls++; return fail })
+		covered := syncWhole(root, files, dirs, errs, func(f *os.File) error {
+			if f != root {
+				t.Errorf("synced through %s, want the root opened beforehand", f.Name())
+			}
+			calls++
+			return fail
+		})
 		if !whole {
 			if calls != 0 || errors.Join(errs...) != nil {
 				t.Fatalf("filesystem type %#x: %d syncs, errors %v; want none", st.Type, calls, errs)
@@ -69,7 +80,12 @@ func TestSyncWholeWithSyncfs(t *testing.T) {
 	}
 	defer func() { _ = f.Close() }()
 	errs := make([]error, 2)
-	covered := syncWhole([]*os.File{f}, []string{dir}, errs, syncfs)
+	root, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = root.Close() }()
+	covered := syncWhole(root, []*os.File{f}, []string{dir}, errs, syncfs)
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}

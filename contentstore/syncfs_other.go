@@ -8,6 +8,6 @@ import "os"
 func syncfs(*os.File) error { return nil }
 
 // syncWhole covers nothing off Linux.
-func syncWhole(files []*os.File, dirs []string, _ []error, _ func(*os.File) error) []bool {
+func syncWhole(_ *os.File, files []*os.File, dirs []string, _ []error, _ func(*os.File) error) []bool {
 	return make([]bool, len(files)+len(dirs))
 }
