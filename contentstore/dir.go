@@ -38,6 +38,9 @@ type dirBackend struct {
 	// durableDirs holds the object directories whose parents this
 	// process has synced.
 	durableDirs sync.Map
+	// rootFile is the root directory, open from the start when syncing: a
+	// round's syncfs goes through it (syncWhole).
+	rootFile *os.File
 }
 
 const holdSuffix = ".hold"
@@ -50,13 +53,19 @@ func openDir(path string, fsync bool) (*dirBackend, error) {
 	tmp := filepath.Join(root, ".tmp")
 	// Temporary files left by a crash were never linked: they are not
 	// objects and nothing refers to them.
-	if err := os.RemoveAll(tmp); err != nil {
+	if err = os.RemoveAll(tmp); err != nil {
 		return nil, fmt.Errorf("contentstore: clean directory: %w", err)
 	}
-	if err := os.MkdirAll(tmp, 0o700); err != nil {
+	if err = os.MkdirAll(tmp, 0o700); err != nil {
 		return nil, fmt.Errorf("contentstore: create directory: %w", err)
 	}
-	return &dirBackend{root: root, tmp: tmp, fsync: fsync}, nil
+	d := &dirBackend{root: root, tmp: tmp, fsync: fsync}
+	if fsync {
+		if d.rootFile, err = os.Open(root); err != nil {
+			return nil, fmt.Errorf("contentstore: open directory: %w", err)
+		}
+	}
+	return d, nil
 }
 
 func (d *dirBackend) path(key string) string {
@@ -126,7 +135,7 @@ func (d *dirBackend) commit(objs []*batchObject) {
 			job.dirs[dir] = nil
 		}
 	}
-	d.syncs.Do(job, syncRound)
+	d.syncs.Do(job, d.syncRound)
 	for i, o := range objs {
 		o.err = cmp.Or(o.err, job.fileErrs[i])
 		for _, dir := range objDirs[i] {
@@ -166,9 +175,10 @@ type syncJob struct {
 	dirs     map[string]error
 }
 
-// syncRound syncs the files and directories of jobs, several at once, so
-// that the filesystem commits them together.
-func syncRound(jobs []*syncJob) {
+// syncRound syncs the files and directories of jobs: with one syncfs per
+// filesystem where that makes all of them durable (syncWhole), else each
+// of them, several at once, so that the filesystem commits them together.
+func (d *dirBackend) syncRound(jobs []*syncJob) {
 	type fileRef struct{ job, i int }
 	var files []fileRef
 	dirErrs := map[string]error{}
@@ -183,13 +193,21 @@ func syncRound(jobs []*syncJob) {
 		}
 	}
 	dirs := slices.Collect(maps.Keys(dirErrs))
+	open := make([]*os.File, len(files))
+	for i, f := range files {
+		open[i] = jobs[f.job].files[f.i]
+	}
 	errs := make([]error, len(files)+len(dirs))
+	synced := syncWhole(d.rootFile, open, dirs, errs, syncfs)
 	parallel.For(len(errs), batchWorkers, func(i int) {
+		if synced[i] {
+			return
+		}
 		if i >= len(files) {
 			errs[i] = syncDir(dirs[i-len(files)])
 			return
 		}
-		if err := jobs[files[i].job].files[files[i].i].Sync(); err != nil {
+		if err := open[i].Sync(); err != nil {
 			errs[i] = fmt.Errorf("contentstore: write object: %w", err)
 		}
 	})
@@ -422,4 +440,12 @@ func (d *dirBackend) usage(ctx context.Context, fn func(key string, size int64))
 	})
 }
 
-func (d *dirBackend) close() error { return nil }
+func (d *dirBackend) close() error {
+	if d.rootFile == nil {
+		return nil
+	}
+	if err := d.rootFile.Close(); !errors.Is(err, os.ErrClosed) {
+		return err
+	}
+	return nil
+}

@@ -8,6 +8,13 @@
 // due, so a stalled collector is not hidden by sending less.
 //
 //	go run ./bench/knee -rates 400,800,1200,1600,2000,2400,3200
+//
+// Where the data directory is on ext4 without a journal, runs interfere:
+// each ends by deleting the content files it wrote, and the kernel's inode
+// allocation then scans past recently freed inodes (recently_deleted in
+// fs/ext4/ialloc.c). On a fresh such filesystem, creating a file took
+// 36 µs of CPU, and 720-970 µs after 100,000 had been deleted, still 60 s
+// later. Put TMPDIR on a journaled filesystem to compare builds.
 package main
 
 import (
@@ -103,8 +110,8 @@ func run(bin string, rates []int, step, warmup time.Duration, batch int) error {
 		// The collector's CPU per call tells its cost apart from how much
 		// CPU a shared machine left it.
 		cpu := (procstat.CPU(cmd.Process.Pid) - cpu0) / time.Duration(sent*batch)
-		fmt.Printf("%5d calls/s  requests %d  failed %d  ack p50 %s  p95 %s  collector CPU %s/call\n", rate, sent, failed,
-			p50.Round(time.Millisecond), p95.Round(time.Millisecond), cpu.Round(time.Microsecond))
+		fmt.Printf("%5d calls/s  requests %d  failed %d  ack p50 %s  p95 %s  collector CPU %s/call  load %s\n", rate, sent, failed,
+			p50.Round(time.Millisecond), p95.Round(time.Millisecond), cpu.Round(time.Microsecond), loadAverage())
 		if p95 > kneeLatency || failed > 0 {
 			knee = rate
 			break
@@ -182,6 +189,16 @@ func calls(first, batch int) ptrace.Traces {
 		a.PutStr(conventions.OutputMessages, fmt.Sprintf(`[{"role":"assistant","parts":[{"type":"text","content":"Order %d ships tomorrow."}],"finish_reason":"stop"}]`, i))
 	}
 	return td
+}
+
+// loadAverage is the machine's one-minute load average, which says how
+// far a step's wall times can be trusted on a shared machine.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Fields(string(b))[0]
 }
 
 func waitReady(client ptraceotlp.GRPCClient) error {
