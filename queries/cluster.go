@@ -3,6 +3,7 @@ package queries
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -60,12 +61,25 @@ func (s Schema) Migrations() ([]Migration, error) {
 	return ms, nil
 }
 
-// Bootstrap returns the statements creating the migration record table.
+// Bootstrap returns the statements run before any migration: the
+// migration record table, and the lease table (migration LeasesMigration),
+// whose lease "schema" makes processes sharing a ledger migrate it one at a
+// time (ledgerstore.MigrateTo). The lease table's statements are the
+// migration's own, so running the migration afterwards changes nothing.
 func (s Schema) Bootstrap() ([]Statement, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
 	stmts := splitStatements(MustGet("schema_migrations"))
+	ms, err := Migrations()
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(ms, func(m Migration) bool { return m.Name == LeasesMigration })
+	if i < 0 {
+		return nil, fmt.Errorf("queries: no migration %s", LeasesMigration)
+	}
+	stmts = append(stmts, ms[i].Statements...)
 	if s.Cluster == "" {
 		return stmts, nil
 	}
@@ -74,12 +88,15 @@ func (s Schema) Bootstrap() ([]Statement, error) {
 	for _, stmt := range stmts {
 		rendered, err := r.render(stmt)
 		if err != nil {
-			return nil, fmt.Errorf("queries: schema_migrations: %w", err)
+			return nil, fmt.Errorf("queries: bootstrap: %w", err)
 		}
 		out = append(out, rendered...)
 	}
 	return out, nil
 }
+
+// LeasesMigration creates the lease table; Bootstrap runs it first.
+const LeasesMigration = "0015_leases"
 
 // renderer turns single-node statements into cluster ones; it learns the
 // sharded tables from the CREATE TABLEs it renders, so it must see the

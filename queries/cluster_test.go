@@ -76,7 +76,8 @@ func TestClusterRendering(t *testing.T) {
 		}
 	}
 	boot, err := Schema{Cluster: "docket"}.Bootstrap()
-	if err != nil || len(boot) != 2 || !strings.Contains(boot[0].SQL, "ReplicatedReplacingMergeTree") {
+	// schema_migrations and leases, each a local and a Distributed table.
+	if err != nil || len(boot) != 4 || !strings.Contains(boot[0].SQL, "ReplicatedReplacingMergeTree") || !strings.Contains(boot[2].SQL, "leases_local ON CLUSTER docket") {
 		t.Fatalf("bootstrap %+v %v", boot, err)
 	}
 }

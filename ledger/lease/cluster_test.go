@@ -1,4 +1,4 @@
-package lease
+package lease_test
 
 import (
 	"encoding/json"

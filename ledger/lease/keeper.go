@@ -73,7 +73,7 @@ func (k *Keeper) step() {
 	}
 	if k.hold == nil {
 		k.hold, k.lose = context.WithCancel(context.Background())
-		k.logger.Info("lease taken: this replica runs the jobs", "lease", k.l.name, "holder", k.l.holder)
+		k.logger.Info("lease taken: this replica does the work it guards", "lease", k.l.name, "holder", k.l.holder)
 	}
 	if k.timer != nil {
 		k.timer.Stop()
@@ -87,7 +87,10 @@ func (k *Keeper) step() {
 	})
 }
 
-func (k *Keeper) loseLocked() {
+func (k *Keeper) loseLocked() { k.endLocked(false) }
+
+// endLocked cancels the admitted work; stopping is a Stop, not a loss.
+func (k *Keeper) endLocked(stopping bool) {
 	if k.hold == nil {
 		return
 	}
@@ -97,7 +100,11 @@ func (k *Keeper) loseLocked() {
 		k.timer.Stop()
 		k.timer = nil
 	}
-	k.logger.Warn("lease lost: this replica stops before its next job", "lease", k.l.name, "holder", k.l.holder)
+	if stopping {
+		k.logger.Info("lease keeper stopped", "lease", k.l.name, "holder", k.l.holder)
+		return
+	}
+	k.logger.Warn("lease lost: this replica stops the work it guards", "lease", k.l.name, "holder", k.l.holder)
 }
 
 // Enter admits one piece of work: a context derived from ctx that is
@@ -133,7 +140,7 @@ func (k *Keeper) Stop(ctx context.Context, release bool) error {
 	<-k.done
 	k.stop = nil
 	k.mu.Lock()
-	k.loseLocked()
+	k.endLocked(true)
 	k.mu.Unlock()
 	if !release {
 		return nil

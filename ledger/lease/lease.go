@@ -110,8 +110,10 @@ func (l *Lease) Acquire(ctx context.Context) (bool, error) {
 	if err != nil {
 		return l.Held(), err
 	}
+	// Mine by the holder, not the term: a renewal that landed but whose
+	// read-back failed left the engine a term ahead of this handle.
 	l.mu.Lock()
-	mine := l.term != 0 && cur.Term == l.term && cur.Holder == l.holder
+	mine := l.term != 0 && cur.Holder == l.holder
 	l.mu.Unlock()
 	if !mine && cur.Term != 0 && cur.Remaining > 0 {
 		l.drop()

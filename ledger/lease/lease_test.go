@@ -1,4 +1,4 @@
-package lease
+package lease_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docketlabs/docket/ledger/lease"
 	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/ledgertest"
 )
@@ -25,16 +26,16 @@ func newName(t *testing.T) string {
 	return t.Name() + "-" + hex.EncodeToString(b)
 }
 
-func newLease(t *testing.T, name, holder string, ttl time.Duration) *Lease {
+func newLease(t *testing.T, name, holder string, ttl time.Duration) *lease.Lease {
 	t.Helper()
-	l, err := New(store.Engine(), name, holder, ttl)
+	l, err := lease.New(store.Engine(), name, holder, ttl)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return l
 }
 
-func acquire(t *testing.T, l *Lease) bool {
+func acquire(t *testing.T, l *lease.Lease) bool {
 	t.Helper()
 	held, err := l.Acquire(ctx)
 	if err != nil {
@@ -79,15 +80,40 @@ func TestOneHolderRenewsAndAnotherTakesOverAfterExpiry(t *testing.T) {
 	t.Logf("takeover %s after the last renewal (ttl %s)", time.Since(start), ttl)
 }
 
+// A renewal that landed but whose read-back failed (a timeout under
+// load): the engine has the holder's claim of the next term, the holder
+// still its last one. Its next renewal must see the lease as its own, not
+// as another replica's to wait out (which cancelled a migration midway).
+func TestRenewalAfterALostReadBack(t *testing.T) {
+	name := newName(t)
+	a := newLease(t, name, "a", time.Minute)
+	if !acquire(t, a) {
+		t.Fatal("a free lease was not taken")
+	}
+	// The claim of term 2 as a's renewal sent it, read back by nobody.
+	if held, err := newLease(t, name, "a", time.Minute).Claim(ctx, 2, time.Minute); err != nil || !held {
+		t.Fatalf("claim of term 2: %v %v", held, err)
+	}
+	if !acquire(t, a) || !a.Held() {
+		t.Fatal("the holder lost its lease to its own unconfirmed renewal")
+	}
+	if cur, err := a.Current(ctx); err != nil || cur.Term != 3 || cur.Holder != "a" {
+		t.Fatalf("after the renewal: %+v, %v", cur, err)
+	}
+	if acquire(t, newLease(t, name, "b", time.Minute)) {
+		t.Fatal("another replica took the renewed lease")
+	}
+}
+
 // Two claims of the same term: the engine keeps the first, so the second
 // claimant learns it lost even though its holder ID sorts first.
 func TestSecondClaimOfATermLoses(t *testing.T) {
 	name := newName(t)
 	z, a := newLease(t, name, "z", time.Minute), newLease(t, name, "a", time.Minute)
-	if held, err := z.claim(ctx, 1, time.Minute); err != nil || !held {
+	if held, err := z.Claim(ctx, 1, time.Minute); err != nil || !held {
 		t.Fatalf("first claim: %v %v", held, err)
 	}
-	if held, err := a.claim(ctx, 1, time.Minute); err != nil || held {
+	if held, err := a.Claim(ctx, 1, time.Minute); err != nil || held {
 		t.Fatalf("second claim of term 1 won: %v %v", held, err)
 	}
 	cur, err := z.Current(ctx)
@@ -99,7 +125,7 @@ func TestSecondClaimOfATermLoses(t *testing.T) {
 func TestConcurrentClaimantsElectOne(t *testing.T) {
 	name := newName(t)
 	const n = 6
-	ls := make([]*Lease, n)
+	ls := make([]*lease.Lease, n)
 	for i := range ls {
 		ls[i] = newLease(t, name, "r"+string(rune('a'+i)), time.Minute)
 	}
@@ -116,13 +142,13 @@ func TestConcurrentClaimantsElectOne(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		var winner *Lease
+		var winner *lease.Lease
 		for i, w := range won {
 			if !w {
 				continue
 			}
 			if winner != nil {
-				t.Fatalf("round %d: %s and %s both hold the lease", round, winner.holder, ls[i].holder)
+				t.Fatalf("round %d: %s and %s both hold the lease", round, winner.Holder(), ls[i].Holder())
 			}
 			winner = ls[i]
 		}
@@ -142,7 +168,7 @@ func TestKeeperCancelsWorkWhenTheLeaseIsLost(t *testing.T) {
 	name := newName(t)
 	const ttl = 600 * time.Millisecond
 	a := newLease(t, name, "a", ttl)
-	k := NewKeeper(a, ttl/3, nil)
+	k := lease.NewKeeper(a, ttl/3, nil)
 	k.Start()
 	defer func() { _ = k.Stop(ctx, true) }()
 	waitFor(t, 5*time.Second, k.Held)
@@ -158,7 +184,7 @@ func TestKeeperCancelsWorkWhenTheLeaseIsLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if held, err := b.claim(ctx, cur.Term+1, time.Minute); err != nil || !held {
+	if held, err := b.Claim(ctx, cur.Term+1, time.Minute); err != nil || !held {
 		t.Fatalf("b's claim: %v %v", held, err)
 	}
 	select {

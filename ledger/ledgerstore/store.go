@@ -14,6 +14,7 @@ import (
 
 	"github.com/docketlabs/docket/internal/groupcommit"
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/lease"
 	"github.com/docketlabs/docket/ledger/rowbinary"
 	"github.com/docketlabs/docket/ledger/storage"
 	"github.com/docketlabs/docket/queries"
@@ -51,6 +52,24 @@ func (s *Store) Migrate(ctx context.Context) error { return s.MigrateTo(ctx, mat
 // components of one process, and each opens the store.
 var migrateMu sync.Mutex
 
+// Processes sharing a ledger on a server (gateways) take the lease
+// migrateLease before migrating, so that one applies the migrations while
+// the others wait and then find them applied: two copy-and-swap migrations
+// at once (0007) swap the old table back. The lease lives in the ledger
+// (queries.Schema.Bootstrap creates its table) and expires by the engine's
+// clock, so a migrating process that dies delays the others by migrateTTL.
+// An embedded ledger is one process's own (the engine locks its data
+// directory) and needs no lease; nor could it renew one while it runs a
+// long statement, since it runs one at a time.
+const (
+	migrateLease = "schema"
+	migrateTTL   = time.Minute
+	migrateRenew = 5 * time.Second
+)
+
+// migrateWait bounds how long a process waits for another one's migrations.
+var migrateWait = 15 * time.Minute
+
 // MigrateTo applies the migrations up to version last (tests start from an
 // older schema with it).
 func (s *Store) MigrateTo(ctx context.Context, last uint32) error {
@@ -62,11 +81,63 @@ func (s *Store) MigrateTo(ctx context.Context, last uint32) error {
 	}
 	for _, stmt := range boot {
 		if err = s.eng.Exec(ctx, stmt.SQL); err != nil {
-			return fmt.Errorf("ledger: create schema_migrations: %w", err)
+			return fmt.Errorf("ledger: create the migration tables: %w", err)
 		}
 	}
+	pending, err := s.pending(ctx, last)
+	if err != nil || len(pending) == 0 {
+		return err
+	}
+	if _, shared := storage.FilesOf(s.eng); !shared {
+		return s.apply(ctx, pending)
+	}
+	l, err := lease.New(s.eng, migrateLease, lease.NewHolderID(), migrateTTL)
+	if err != nil {
+		return err
+	}
+	keeper := lease.NewKeeper(l, migrateRenew, nil)
+	keeper.Start()
+	defer func() { _ = keeper.Stop(context.WithoutCancel(ctx), true) }()
+	work, done, err := enter(ctx, keeper, l)
+	if err != nil {
+		return err
+	}
+	defer done()
+	// Another process may have applied them while this one waited.
+	if pending, err = s.pending(work, last); err != nil {
+		return err
+	}
+	return s.apply(work, pending)
+}
+
+// enter waits until the keeper holds the migration lease, at most
+// migrateWait, and returns the context the migrations run in (cancelled
+// if the lease is lost).
+func enter(ctx context.Context, keeper *lease.Keeper, l *lease.Lease) (context.Context, context.CancelFunc, error) {
+	deadline := time.NewTimer(migrateWait)
+	defer deadline.Stop()
+	tick := time.NewTicker(migrateRenew / 20)
+	defer tick.Stop()
+	for {
+		if work, done, ok := keeper.Enter(ctx); ok {
+			return work, done, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil, fmt.Errorf("ledger: wait for the migration lease: %w", ctx.Err())
+		case <-deadline.C:
+			cur, err := l.Current(ctx)
+			return nil, nil, fmt.Errorf("ledger: another process (%s, term %d, %s left by the engine's clock) has held the migration lease for over %s; "+
+				"it expires %s after its holder stops renewing it (%v)", cur.Holder, cur.Term, cur.Remaining, migrateWait, migrateTTL, err)
+		case <-tick.C:
+		}
+	}
+}
+
+// pending returns the migrations up to last not yet recorded, in order.
+func (s *Store) pending(ctx context.Context, last uint32) ([]queries.Migration, error) {
 	applied := map[uint32]bool{}
-	err = s.eng.QueryJSON(ctx, queries.MustGet("applied_migrations"), func(row []byte) error {
+	err := s.eng.QueryJSON(ctx, queries.MustGet("applied_migrations"), func(row []byte) error {
 		var r struct {
 			Version uint32 `json:"version"`
 		}
@@ -77,35 +148,44 @@ func (s *Store) MigrateTo(ctx context.Context, last uint32) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("ledger: read applied migrations: %w", err)
+		return nil, fmt.Errorf("ledger: read applied migrations: %w", err)
 	}
 	migrations, err := s.schema.Migrations()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for _, m := range migrations {
-		if applied[m.Version] || m.Version > last {
-			continue
-		}
-		for i, stmt := range m.Statements {
-			run, err := s.guard(ctx, stmt.OnlyIf)
-			if err != nil {
-				return fmt.Errorf("ledger: migration %s statement %d: guard: %w", m.Name, i+1, err)
-			}
-			if !run {
-				continue
-			}
-			if err := s.eng.Exec(ctx, stmt.SQL); err != nil {
-				return fmt.Errorf("ledger: migration %s statement %d: %w", m.Name, i+1, err)
-			}
-		}
-		rec, err := storage.Bind(queries.MustGet("record_migration"), map[string]any{"version": m.Version, "name": m.Name})
-		if err != nil {
+	return slices.DeleteFunc(migrations, func(m queries.Migration) bool { return applied[m.Version] || m.Version > last }), nil
+}
+
+// apply runs the migrations in order, recording each once it has run.
+func (s *Store) apply(ctx context.Context, ms []queries.Migration) error {
+	for _, m := range ms {
+		if err := s.applyOne(ctx, m); err != nil {
 			return err
 		}
-		if err := s.eng.Exec(ctx, rec); err != nil {
-			return fmt.Errorf("ledger: record migration %s: %w", m.Name, err)
+	}
+	return nil
+}
+
+func (s *Store) applyOne(ctx context.Context, m queries.Migration) error {
+	for i, stmt := range m.Statements {
+		run, err := s.guard(ctx, stmt.OnlyIf)
+		if err != nil {
+			return fmt.Errorf("ledger: migration %s statement %d: guard: %w", m.Name, i+1, err)
 		}
+		if !run {
+			continue
+		}
+		if err := s.eng.Exec(ctx, stmt.SQL); err != nil {
+			return fmt.Errorf("ledger: migration %s statement %d: %w", m.Name, i+1, err)
+		}
+	}
+	rec, err := storage.Bind(queries.MustGet("record_migration"), map[string]any{"version": m.Version, "name": m.Name})
+	if err != nil {
+		return err
+	}
+	if err := s.eng.Exec(ctx, rec); err != nil {
+		return fmt.Errorf("ledger: record migration %s: %w", m.Name, err)
 	}
 	return nil
 }
