@@ -72,7 +72,7 @@ func TestKeptCallsFollowTheirTrace(t *testing.T) {
 	if got := keptInWindow(t, trace.String()); !slices.Equal(got, []string{outer.SpanID().String()}) {
 		t.Fatalf("kept_calls over the window with an older rewrite landed late: %v, want the outer span's call", got)
 	}
-	// So do the ledger's totals (GET /api/v1/stats), which agree with the
+	// So do the ledger's totals (GET /api/v1/ledger/stats), which agree with the
 	// merge of the ledger's rows.
 	if err := ledgertest.CountsMatchTheMerge(ctx, testStore); err != nil {
 		t.Fatalf("with an older rewrite landed late: %v", err)
