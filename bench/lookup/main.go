@@ -215,6 +215,10 @@ func measureViews(ctx context.Context, store *ledgerstore.Store, n int, now time
 			r, err := views.Facets(ctx, store, f)
 			return len(r.Tenants), err
 		}},
+		{"Ledger totals (GET /api/v1/ledger/stats), whole ledger", func() (int, error) {
+			c, err := store.CountCalls(ctx)
+			return int(c.Calls), err
+		}},
 	}
 	var out []timing.Stats
 	for _, v := range list {

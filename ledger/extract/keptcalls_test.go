@@ -12,6 +12,7 @@ import (
 
 	"github.com/docketlabs/docket/internal/conventions"
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/ledgertest"
 	"github.com/docketlabs/docket/ledger/storage"
 )
 
@@ -70,6 +71,11 @@ func TestKeptCallsFollowTheirTrace(t *testing.T) {
 	// The ledger views read a time window of the kept rows by the same rule.
 	if got := keptInWindow(t, trace.String()); !slices.Equal(got, []string{outer.SpanID().String()}) {
 		t.Fatalf("kept_calls over the window with an older rewrite landed late: %v, want the outer span's call", got)
+	}
+	// So do the ledger's totals (GET /api/v1/ledger/stats), which agree with the
+	// merge of the ledger's rows.
+	if err := ledgertest.CountsMatchTheMerge(ctx, testStore); err != nil {
+		t.Fatalf("with an older rewrite landed late: %v", err)
 	}
 
 	if err := testStore.Engine().Exec(ctx, "DELETE FROM llm_calls WHERE trace_id = '"+trace.String()+"'"); err != nil {

@@ -84,9 +84,12 @@ func TestConcurrentRefreshesShareOneRewrite(t *testing.T) {
 	}
 }
 
+// refreshTenant holds the refresh tests' calls.
+const refreshTenant = "refresh"
+
 func refreshCall(trace string) ledger.Call {
 	now := time.Now().UTC()
-	return ledger.Call{Tenant: "refresh", TraceID: trace, SpanID: fmt.Sprintf("%016x", rand.Uint64()), StartTime: now, EndTime: now,
+	return ledger.Call{Tenant: refreshTenant, TraceID: trace, SpanID: fmt.Sprintf("%016x", rand.Uint64()), StartTime: now, EndTime: now,
 		Operation: "chat", FinishReasons: []string{}, StopSequences: []string{}, RequestParams: map[string]string{}, AttributeIssues: []string{}, IngestedAt: now}
 }
 

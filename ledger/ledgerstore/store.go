@@ -447,7 +447,9 @@ type Counts struct {
 	Conflicts uint64 `json:"conflicts"`
 }
 
-// CountCalls counts the call table.
+// CountCalls counts the call table. The calls are counted from the kept
+// rows, as every reader sees them: a write whose rewrite of its traces'
+// kept rows failed (its writer got the error) counts once redelivered.
 func (s *Store) CountCalls(ctx context.Context) (Counts, error) {
 	var c Counts
 	err := s.query(ctx, "count_calls", nil, func(row []byte) error { return json.Unmarshal(row, &c) })
