@@ -1,11 +1,9 @@
 package collector_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +14,6 @@ import (
 
 	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/storage"
-	"github.com/docketlabs/docket/ledger/storage/chdb"
 	"github.com/docketlabs/docket/ledger/storage/clickhouse"
 	"github.com/docketlabs/docket/ledger/storage/clickhouse/clickhousetest"
 )
@@ -32,35 +29,7 @@ func startSharedLedger(t *testing.T, dir string) string {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperSharedLedger$")
 	cmd.Env = append(os.Environ(), "E2E_SHARED_LEDGER="+dir)
-	log, err := os.Create(filepath.Join(dir, "front.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = log
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err = cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// Closing its stdin ends the front; the gateways' cleanups (registered
-	// later, so run first) have stopped them by then.
-	t.Cleanup(func() { _ = stdin.Close(); _ = cmd.Wait(); _ = log.Close() })
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		if dsn, ok := strings.CutPrefix(sc.Text(), "dsn\t"); ok {
-			go func() { _, _ = io.Copy(io.Discard, stdout) }()
-			return dsn
-		}
-	}
-	b, _ := os.ReadFile(log.Name())
-	t.Fatalf("the shared ledger's front did not start: %v\n%s", sc.Err(), b)
-	return ""
+	return clickhousetest.StartChild(t, cmd)
 }
 
 // TestHelperSharedLedger is the child process of startSharedLedger.
@@ -69,15 +38,9 @@ func TestHelperSharedLedger(t *testing.T) {
 	if dir == "" {
 		t.Skip("runs only as the shared ledger of TestGatewaysShareOneServer")
 	}
-	eng, err := chdb.Open(filepath.Join(dir, "ledger"))
-	if err != nil {
+	if err := clickhousetest.ServeChild(filepath.Join(dir, "ledger")); err != nil {
 		t.Fatal(err)
 	}
-	defer eng.Close()
-	front := clickhousetest.New(eng)
-	defer front.Close()
-	fmt.Printf("dsn\t%s\n", front.DSN)
-	_, _ = io.Copy(io.Discard, os.Stdin)
 }
 
 // TestGatewaysShareOneServer runs deploy/gateway.yaml twice on one ledger

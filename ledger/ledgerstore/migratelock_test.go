@@ -1,11 +1,9 @@
 package ledgerstore
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +13,6 @@ import (
 	"time"
 
 	"github.com/docketlabs/docket/ledger/lease"
-	"github.com/docketlabs/docket/ledger/storage/chdb"
 	"github.com/docketlabs/docket/ledger/storage/clickhouse"
 	"github.com/docketlabs/docket/ledger/storage/clickhouse/clickhousetest"
 	"github.com/docketlabs/docket/queries"
@@ -37,16 +34,10 @@ func runChild(role string) int {
 	arg := os.Getenv(childArg)
 	switch role {
 	case "front":
-		eng, err := chdb.Open(arg)
-		if err != nil {
+		if err := clickhousetest.ServeChild(arg); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		defer func() { _ = eng.Close() }()
-		front := clickhousetest.New(eng)
-		defer front.Close()
-		fmt.Printf("dsn\t%s\n", front.DSN)
-		_, _ = io.Copy(io.Discard, os.Stdin)
 		return 0
 	case "migrate":
 		ctx := context.Background()
@@ -72,32 +63,13 @@ func startFront(t *testing.T) (*clickhouse.Engine, string) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childRole+"=front", childArg+"="+filepath.Join(t.TempDir(), "ledger"))
 	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
+	dsn := clickhousetest.StartChild(t, cmd)
+	eng, err := clickhouse.Open(context.Background(), dsn, clickhouse.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err = cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = stdin.Close(); _ = cmd.Wait() })
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		if dsn, ok := strings.CutPrefix(sc.Text(), "dsn\t"); ok {
-			go func() { _, _ = io.Copy(io.Discard, stdout) }()
-			eng, err := clickhouse.Open(context.Background(), dsn, clickhouse.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = eng.Close() })
-			return eng, dsn
-		}
-	}
-	t.Fatalf("the ledger's front did not start: %v", sc.Err())
-	return nil, ""
+	t.Cleanup(func() { _ = eng.Close() })
+	return eng, dsn
 }
 
 // Two processes migrate one fresh ledger at the same moment, as two
