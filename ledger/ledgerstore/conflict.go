@@ -44,16 +44,13 @@ type Conflict struct {
 // which a key of the trace holds several versions: almost no trace has
 // any, and finding that out is one cheaper read for every tenant at once.
 func (s *Store) ConflictsByTrace(ctx context.Context, traceID string, tenants ...string) ([]Conflict, error) {
-	all := uint32(0)
-	if len(tenants) == 0 || slices.Contains(tenants, "") {
-		all = 1 // "" names every tenant, as in conflicts_by_trace.sql
-	}
-	names, err := json.Marshal(append([]string{}, tenants...))
-	if err != nil {
-		return nil, fmt.Errorf("ledger: encode tenants: %w", err)
+	params := map[string]any{"trace_id": traceID}
+	// "" names every tenant, as in conflicts_by_trace.sql.
+	if err := storage.BindTenants(params, len(tenants) == 0 || slices.Contains(tenants, ""), tenants); err != nil {
+		return nil, fmt.Errorf("ledger: %w", err)
 	}
 	contested := map[string]bool{}
-	err = s.query(ctx, "conflict_tenants_by_trace", map[string]any{"trace_id": traceID, "all_tenants": all, "tenants": string(names)},
+	err := s.query(ctx, "conflict_tenants_by_trace", params,
 		func(row []byte) error {
 			var r struct {
 				Tenant string `json:"tenant"`

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -106,4 +107,22 @@ func Quote(s string) string {
 	}
 	b.WriteByte('\'')
 	return b.String()
+}
+
+// BindTenants adds to params the set of tenants a query reads, as the
+// queries take it ({all_tenants:UInt32} and {tenants:String}, a JSON array
+// of names): every tenant when all, else those named (none when empty).
+func BindTenants(params map[string]any, all bool, names []string) error {
+	if names == nil {
+		names = []string{}
+	}
+	b, err := json.Marshal(names)
+	if err != nil {
+		return fmt.Errorf("storage: encode tenants: %w", err)
+	}
+	params["all_tenants"], params["tenants"] = uint32(0), string(b)
+	if all {
+		params["all_tenants"] = uint32(1)
+	}
+	return nil
 }

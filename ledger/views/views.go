@@ -7,7 +7,6 @@ package views
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -114,18 +113,6 @@ func invalid(format string, args ...any) error {
 
 // params binds the conditions of views_filter.sql.
 func (f Filter) params() (map[string]any, error) {
-	all := uint32(0)
-	if slices.Contains(f.Tenants, AllTenants) {
-		all = 1
-	}
-	granted := f.Tenants
-	if granted == nil {
-		granted = []string{}
-	}
-	tenants, err := json.Marshal(granted)
-	if err != nil {
-		return nil, fmt.Errorf("views: encode tenants: %w", err)
-	}
 	from, to := f.From, f.To
 	if from.IsZero() {
 		from = minTime
@@ -133,11 +120,14 @@ func (f Filter) params() (map[string]any, error) {
 	if to.IsZero() {
 		to = maxTime
 	}
-	return map[string]any{
-		"all_tenants": all, "tenants": string(tenants),
+	params := map[string]any{
 		"tenant": f.Tenant, "service": f.Service, "model": f.Model, "provider": f.Provider, "status": f.Status,
 		"from": from, "to": to,
-	}, nil
+	}
+	if err := storage.BindTenants(params, slices.Contains(f.Tenants, AllTenants), f.Tenants); err != nil {
+		return nil, fmt.Errorf("views: %w", err)
+	}
+	return params, nil
 }
 
 // query runs the named views query (see bind), calling fn with each row.
