@@ -20,9 +20,8 @@ import (
 )
 
 var (
-	mu      sync.Mutex
-	shared  *session
-	openErr error
+	mu     sync.Mutex
+	shared *session
 )
 
 type session struct {
