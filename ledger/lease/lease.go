@@ -122,30 +122,53 @@ func (l *Lease) Acquire(ctx context.Context) (bool, error) {
 	return l.claim(ctx, cur.Term+1, l.ttl)
 }
 
+// claimAttempts bounds the tokens one term is claimed with (see claim).
+const claimAttempts = 8
+
 // claim sends a claim of term and reads back who won it.
+//
+// The leases table forgets a lease's rows after 7 days without claims
+// (0015_leases.sql), while the engine's dedup log keeps the tokens of the
+// last claims however old; the lease then starts again at term 1 and a
+// token may already be in the log, so the claim is dropped as a duplicate.
+// When no claim of the term is visible afterwards, nobody won it: the
+// claim is sent again under the next token of a fixed sequence. Racers for
+// the term go through the same sequence, so each claim stays a
+// compare-and-set.
 func (l *Lease) claim(ctx context.Context, term uint64, ttl time.Duration) (bool, error) {
-	sent := time.Now()
-	q, err := storage.Bind(queries.MustGet("lease_claim"), map[string]any{
-		"token": l.name + ":" + strconv.FormatUint(term, 10), "name": l.name, "term": term, "holder": l.holder,
-		"ttl_ms": uint64(ttl / time.Millisecond)})
-	if err != nil {
-		return false, err
+	for attempt := 0; attempt < claimAttempts; attempt++ {
+		token := l.name + ":" + strconv.FormatUint(term, 10)
+		if attempt > 0 {
+			token += ":" + strconv.Itoa(attempt)
+		}
+		sent := time.Now()
+		q, err := storage.Bind(queries.MustGet("lease_claim"), map[string]any{
+			"token": token, "name": l.name, "term": term, "holder": l.holder,
+			"ttl_ms": uint64(ttl / time.Millisecond)})
+		if err != nil {
+			return false, err
+		}
+		if err = l.eng.Exec(ctx, q); err != nil {
+			return l.Held(), fmt.Errorf("lease %s: claim term %d: %w", l.name, term, err)
+		}
+		cur, err := l.Current(ctx)
+		if err != nil {
+			return l.Held(), err
+		}
+		if cur.Term < term {
+			continue
+		}
+		if cur.Term != term || cur.Holder != l.holder || ttl == 0 {
+			l.drop()
+			return false, nil
+		}
+		l.mu.Lock()
+		l.term, l.deadline = term, sent.Add(ttl-l.margin)
+		l.mu.Unlock()
+		return true, nil
 	}
-	if err = l.eng.Exec(ctx, q); err != nil {
-		return l.Held(), fmt.Errorf("lease %s: claim term %d: %w", l.name, term, err)
-	}
-	cur, err := l.Current(ctx)
-	if err != nil {
-		return l.Held(), err
-	}
-	if cur.Term != term || cur.Holder != l.holder || ttl == 0 {
-		l.drop()
-		return false, nil
-	}
-	l.mu.Lock()
-	l.term, l.deadline = term, sent.Add(ttl-l.margin)
-	l.mu.Unlock()
-	return true, nil
+	l.drop()
+	return false, fmt.Errorf("lease %s: no claim of term %d landed under %d tokens", l.name, term, claimAttempts)
 }
 
 func (l *Lease) drop() {

@@ -207,3 +207,46 @@ func waitFor(t *testing.T, d time.Duration, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// The leases table forgets rows after 7 days without claims (its TTL),
+// but the engine's dedup log keeps the tokens of the last 1000 claims
+// however old. A lease idle that long starts again at term 1, whose token
+// the log may still hold: the claim is dropped as a duplicate, and before
+// salted retries nobody could ever take the lease again.
+func TestLeaseTakenAgainAfterItsRowsExpired(t *testing.T) {
+	name := newName(t)
+	a := newLease(t, name, "a", time.Minute)
+	for range 2 {
+		if !acquire(t, a) {
+			t.Fatal("a free lease was not taken or renewed")
+		}
+	}
+	if err := a.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// What the TTL does in a merge: the rows go, the dedup log stays.
+	if err := store.Engine().Exec(ctx, "ALTER TABLE leases DELETE WHERE name = '"+name+"' SETTINGS mutations_sync = 1"); err != nil {
+		t.Fatal(err)
+	}
+	if cur, err := a.Current(ctx); err != nil || cur.Term != 0 {
+		t.Fatalf("the rows are still there: %+v, %v", cur, err)
+	}
+	b := newLease(t, name, "b", time.Minute)
+	if !acquire(t, b) {
+		t.Fatal("a lease whose rows expired could not be taken again")
+	}
+	c := newLease(t, name, "c", time.Minute)
+	if acquire(t, c) {
+		t.Fatal("a second replica took the lease from its new holder")
+	}
+	// Every term of the first life, replayed: each claim must still be
+	// a compare-and-set between racers.
+	for range 3 {
+		if !acquire(t, b) {
+			t.Fatal("the new holder could not renew")
+		}
+	}
+	if cur, err := b.Current(ctx); err != nil || cur.Holder != "b" || cur.Term != 4 {
+		t.Fatalf("after three renewals: %+v, %v", cur, err)
+	}
+}
