@@ -252,19 +252,34 @@ func openPack(root string, fsync bool, sync func([]*os.File, []string) error, lo
 		seqs = append(seqs, seq)
 	}
 	slices.Sort(seqs)
-	var st packStats
-	// torn holds the keys of torn objects a later tombstone has not
-	// accounted for.
-	torn := map[string]int{}
+	segs := make([]*loaded, 0, len(seqs))
 	for _, seq := range seqs {
-		if err := p.load(seq, &st, torn); err != nil {
+		l, err := p.read(seq)
+		if err != nil {
 			p.close()
 			return nil, err
 		}
+		if l != nil {
+			segs = append(segs, l)
+		}
 		p.nextSeq = seq + 1
 	}
-	for _, n := range torn {
-		st.torn += int64(n)
+	st := cutTorn(segs)
+	for _, l := range segs {
+		for _, r := range l.recs {
+			p.apply(l.seq, r, !l.sealed)
+		}
+	}
+	lastSealed := false
+	for _, l := range segs {
+		if lastSealed, err = p.seal(l, &st); err != nil {
+			p.close()
+			return nil, err
+		}
+	}
+	if err := p.resume(lastSealed); err != nil {
+		p.close()
+		return nil, err
 	}
 	st.segments, st.objects = len(p.segs), len(p.index)
 	if st.torn > 0 || st.cut > 0 {
@@ -279,72 +294,141 @@ func openPack(root string, fsync bool, sync func([]*os.File, []string) error, lo
 	return p, nil
 }
 
-// load reads one segment into the index.
-func (p *pack) load(seq uint64, st *packStats, torn map[string]int) error {
+// loaded is a segment as read at open.
+type loaded struct {
+	seq    uint64
+	f      *os.File
+	size   int64
+	sealed bool
+	recs   []scanned
+	// end is where its last valid record ends; past it nothing is kept.
+	end int64
+}
+
+// read opens and scans one segment. A segment not sealed was written when
+// the process ended: data of its last round may be torn, so every object
+// in it is checked. An empty one is removed.
+func (p *pack) read(seq uint64) (*loaded, error) {
 	path := filepath.Join(p.dir, segmentName(seq))
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
-		return fmt.Errorf("contentstore: open segment: %w", err)
+		return nil, fmt.Errorf("contentstore: open segment: %w", err)
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		_ = f.Close()
-		return fmt.Errorf("contentstore: open segment: %w", err)
+		return nil, fmt.Errorf("contentstore: open segment: %w", err)
 	}
-	// A segment not sealed was written when the process ended: data of its
-	// last round may be torn; every object is checked and what follows the
-	// last record is cut off.
-	sealed := endsSealed(f, fi.Size())
-	recs, end, err := scanSegment(f, fi.Size(), !sealed)
-	if err != nil {
+	l := &loaded{seq: seq, f: f, size: fi.Size(), sealed: endsSealed(f, fi.Size())}
+	if l.recs, l.end, err = scanSegment(f, l.size, !l.sealed); err != nil {
 		_ = f.Close()
-		return err
+		return nil, err
 	}
-	if !sealed && end == 0 {
+	if !l.sealed && l.end == 0 {
 		_ = f.Close()
 		if err := os.Remove(path); err != nil {
-			return fmt.Errorf("contentstore: remove empty segment: %w", err)
+			return nil, fmt.Errorf("contentstore: remove empty segment: %w", err)
 		}
-		return nil
+		return nil, nil
 	}
 	p.segs[seq] = f
-	for _, r := range recs {
-		p.apply(seq, r, !sealed, torn)
+	return l, nil
+}
+
+// cutTorn finds, in each unsealed segment, the first object whose data
+// does not match its checksum and that no later tombstone accounts for
+// (a deleted object's data is erased): the round it belongs to never
+// finished, so nothing after it was acknowledged, and the segment is cut
+// there.
+func cutTorn(segs []*loaded) packStats {
+	var st packStats
+	deleted := map[string]bool{}
+	for i := len(segs) - 1; i >= 0; i-- {
+		l := segs[i]
+		cut := -1
+		for j := len(l.recs) - 1; j >= 0; j-- {
+			switch r := l.recs[j]; {
+			case r.kind == recTombstone:
+				deleted[r.key] = true
+			case r.torn && !deleted[r.key]:
+				cut = j
+			}
+		}
+		if cut >= 0 {
+			for _, r := range l.recs[cut:] {
+				if r.kind == recObject && r.torn {
+					st.torn++
+				}
+			}
+			l.end, l.recs = l.recs[cut].off, l.recs[:cut]
+		}
 	}
-	if sealed {
-		if end < fi.Size() {
+	return st
+}
+
+// seal cuts what follows the last valid record of a segment a crash left
+// unsealed and seals it, and reports whether the segment is sealed and
+// intact now.
+func (p *pack) seal(l *loaded, st *packStats) (bool, error) {
+	if l.sealed {
+		if l.end < l.size {
 			// Damaged after it was sealed: keep the bytes for whoever
 			// investigates; the objects past the damage are unreadable.
-			st.corrupt = append(st.corrupt, segmentName(seq))
+			st.corrupt = append(st.corrupt, segmentName(l.seq))
+			return false, nil
 		}
+		return true, nil
+	}
+	st.cut += l.size - l.end
+	if err := l.f.Truncate(l.end); err != nil {
+		return false, fmt.Errorf("contentstore: cut torn segment tail: %w", err)
+	}
+	if _, err := l.f.WriteAt(appendRecord(nil, recSeal, "", time.Now().UnixNano(), nil), l.end); err != nil {
+		return false, fmt.Errorf("contentstore: seal segment: %w", err)
+	}
+	if err := l.f.Sync(); err != nil {
+		return false, fmt.Errorf("contentstore: seal segment: %w", err)
+	}
+	return true, nil
+}
+
+// resume makes the last segment the active one again when it is sealed
+// intact and has room, so that restarts do not leave a small segment each:
+// its seal is cut off (if the process dies before its next round is
+// durable, the next open finds it unsealed and checks it).
+func (p *pack) resume(lastSealed bool) error {
+	if !lastSealed {
 		return nil
 	}
-	st.cut += fi.Size() - end
-	if err := f.Truncate(end); err != nil {
-		return fmt.Errorf("contentstore: cut torn segment tail: %w", err)
+	seq := p.nextSeq - 1
+	f := p.segs[seq]
+	if f == nil {
+		return nil // the last segment was empty and is gone
 	}
-	if _, err := f.WriteAt(appendRecord(nil, recSeal, "", time.Now().UnixNano(), nil), end); err != nil {
-		return fmt.Errorf("contentstore: seal segment: %w", err)
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("contentstore: open segment: %w", err)
 	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("contentstore: seal segment: %w", err)
+	if fi.Size() >= segmentBytes {
+		return nil
 	}
+	if err := f.Truncate(fi.Size() - sealLen); err != nil {
+		return fmt.Errorf("contentstore: open segment: %w", err)
+	}
+	p.active, p.activeSeq, p.activeSize = f, seq, fi.Size()-sealLen
 	return nil
 }
 
 // apply updates the index with one record of segment seq. A tombstone
 // found in an unsealed segment erases its object again: the process may
 // have died between writing the tombstone and erasing.
-func (p *pack) apply(seq uint64, r scanned, unsealed bool, torn map[string]int) {
+func (p *pack) apply(seq uint64, r scanned, unsealed bool) {
 	switch r.kind {
 	case recObject:
-		if r.torn {
-			torn[r.key]++
-			return
+		if !r.torn {
+			p.index[r.key] = packEntry{seg: seq, off: r.off + recHeaderLen + int64(len(r.key)), size: r.dataLen, stamp: r.stamp}
 		}
-		p.index[r.key] = packEntry{seg: seq, off: r.off + recHeaderLen + int64(len(r.key)), size: r.dataLen, stamp: r.stamp}
 	case recTombstone:
-		delete(torn, r.key)
 		if e, ok := p.index[r.key]; ok {
 			delete(p.index, r.key)
 			if unsealed {
@@ -512,6 +596,9 @@ func (p *pack) get(e packEntry, key string) ([]byte, error) {
 	p.mu.RLock()
 	f := p.segs[e.seg]
 	p.mu.RUnlock()
+	if f == nil {
+		return nil, ErrClosed
+	}
 	if e.size > maxReadBytes {
 		return nil, fmt.Errorf("contentstore: read object: %d bytes is more than a read may return", e.size)
 	}

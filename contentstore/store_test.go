@@ -17,6 +17,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 	"go.opentelemetry.io/collector/config/configopaque"
 	"go.opentelemetry.io/collector/config/configoptional"
+	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/docketlabs/docket/internal/s3test"
@@ -71,7 +72,10 @@ type backendCase struct {
 // is the upgrade to segments.
 func openFiles(t testing.TB, c Config) Store {
 	t.Helper()
-	logger := zaptest.NewLogger(t)
+	logger := zap.NewNop()
+	if tt, ok := t.(*testing.T); ok {
+		logger = zaptest.NewLogger(tt)
+	}
 	b, err := openDirLayout(c.Directory.Get().Path, c.Directory.Get().Fsync, true, logger)
 	if err != nil {
 		t.Fatal(err)
