@@ -507,6 +507,7 @@ func FuzzScanSegment(f *testing.F) {
 	f.Add(seg)
 	f.Add(appendRecord(seg, recSeal, "", stamp, nil))
 	f.Add(seg[:len(seg)-3])
+	f.Add(appendRecord(nil, recObject, "acme/prompt/"+strings.Repeat("ef", 32), stamp, []byte("cut short"))[:103])
 	f.Fuzz(func(t *testing.T, b []byte) {
 		recs, end, err := scanSegment(bytes.NewReader(b), int64(len(b)), true)
 		if err != nil {
