@@ -42,7 +42,7 @@ type dirBackend struct {
 	// files writes new objects as files, as stores did before segments
 	// (tests build such stores with it).
 	files bool
-	seq       atomic.Int64 // names temporary files
+	seq   atomic.Int64 // names temporary files
 	// syncs is the group commit of the store: the commits of concurrent
 	// batches wait while a sync round runs, then the next round syncs all
 	// of them at once, each directory once however many batches touched it.
@@ -83,7 +83,7 @@ func openDirLayout(path string, fsync, files bool, logger *zap.Logger) (*dirBack
 	}
 	entries, err := os.ReadDir(root)
 	if err != nil {
-		d.close()
+		_ = d.close()
 		return nil, fmt.Errorf("contentstore: read directory: %w", err)
 	}
 	for _, e := range entries {
@@ -92,7 +92,7 @@ func openDirLayout(path string, fsync, files bool, logger *zap.Logger) (*dirBack
 		}
 	}
 	if d.pack, err = openPack(root, fsync, d.syncFiles, logger); err != nil {
-		d.close()
+		_ = d.close()
 		return nil, err
 	}
 	return d, nil

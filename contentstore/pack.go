@@ -245,8 +245,8 @@ func openPack(root string, fsync bool, sync func([]*os.File, []string) error, lo
 	var seqs []uint64
 	for _, e := range entries {
 		name, ok := strings.CutSuffix(e.Name(), segmentExt)
-		seq, err := strconv.ParseUint(name, 16, 64)
-		if !ok || err != nil || segmentName(seq) != e.Name() {
+		seq, perr := strconv.ParseUint(name, 16, 64)
+		if !ok || perr != nil || segmentName(seq) != e.Name() {
 			continue
 		}
 		seqs = append(seqs, seq)
@@ -254,8 +254,8 @@ func openPack(root string, fsync bool, sync func([]*os.File, []string) error, lo
 	slices.Sort(seqs)
 	segs := make([]*loaded, 0, len(seqs))
 	for _, seq := range seqs {
-		l, err := p.read(seq)
-		if err != nil {
+		var l *loaded
+		if l, err = p.read(seq); err != nil {
 			p.close()
 			return nil, err
 		}

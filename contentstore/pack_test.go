@@ -94,7 +94,7 @@ func unseal(t testing.TB, root string, extra []byte) string {
 
 func keyOf(t testing.TB, st Store, tenant, kind string, content []byte) string {
 	t.Helper()
-	res, _, err := st.(*dirHandle).store.address(PutObject{tenant, kind, content})
+	res, _, err := st.(*dirHandle).address(PutObject{tenant, kind, content})
 	if err != nil {
 		t.Fatal(err)
 	}
