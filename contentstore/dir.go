@@ -487,17 +487,22 @@ func (d *dirBackend) hold(_ context.Context, key string) (bool, error) {
 // list calls fn for every object under a key prefix ("", "<tenant>/" or
 // "<tenant>/<kind>/"): those in segments, then those in files.
 func (d *dirBackend) list(ctx context.Context, prefix string, fn func(key string, st objectStat) error) error {
-	for key, e := range d.pack.objects(prefix) {
+	for _, o := range d.pack.objects(prefix) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := fn(key, objectStat{size: e.size, modified: time.Unix(0, e.stamp)}); err != nil {
+		if err := fn(o.key, objectStat{size: o.size, modified: time.Unix(0, o.stamp)}); err != nil {
 			return err
 		}
 	}
 	if !d.legacy {
 		return nil
 	}
+	return d.walk(ctx, prefix, fn)
+}
+
+// walk calls fn for every object file under a key prefix.
+func (d *dirBackend) walk(ctx context.Context, prefix string, fn func(key string, st objectStat) error) error {
 	top := filepath.Join(d.root, filepath.FromSlash(prefix))
 	err := filepath.WalkDir(top, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
@@ -536,7 +541,11 @@ func (d *dirBackend) list(ctx context.Context, prefix string, fn func(key string
 }
 
 func (d *dirBackend) usage(ctx context.Context, fn func(key string, size int64)) error {
-	return d.list(ctx, "", func(key string, st objectStat) error {
+	d.pack.usage(fn)
+	if !d.legacy {
+		return nil
+	}
+	return d.walk(ctx, "", func(key string, st objectStat) error {
 		fn(key, st.size)
 		return nil
 	})

@@ -149,30 +149,56 @@ func endsSealed(r io.ReaderAt, size int64) bool {
 // the valid ones end (size unless something that is not a record
 // follows). With verify every object's data is checked too.
 func scanSegment(r io.ReaderAt, size int64, verify bool) (recs []scanned, end int64, err error) {
-	buf := make([]byte, recHeaderLen+maxKeyLen)
-	var data []byte
-	for end < size {
-		n, rerr := r.ReadAt(buf[:min(int64(len(buf)), size-end)], end)
-		if rerr != nil && !errors.Is(rerr, io.EOF) {
-			return nil, 0, fmt.Errorf("contentstore: read segment: %w", rerr)
+	// Records are read through a window of the file, so that a segment of
+	// small objects costs a read per window rather than one per record.
+	win := make([]byte, scanWindow)
+	var winOff int64
+	winLen := 0
+	// at returns the window's bytes from off on, at least n of them unless
+	// the segment ends first.
+	at := func(off int64, n int) ([]byte, error) {
+		n = int(min(int64(n), size-off))
+		if off < winOff || off+int64(n) > winOff+int64(winLen) {
+			if n > len(win) {
+				win = make([]byte, n)
+			}
+			read, rerr := r.ReadAt(win[:min(int64(len(win)), size-off)], off)
+			if rerr != nil && !errors.Is(rerr, io.EOF) {
+				return nil, fmt.Errorf("contentstore: read segment: %w", rerr)
+			}
+			winOff, winLen = off, read
 		}
-		rec, perr := parseRecord(buf[:n])
+		return win[off-winOff : winLen], nil
+	}
+	for end < size {
+		b, err := at(end, recHeaderLen+maxKeyLen)
+		if err != nil {
+			return nil, 0, err
+		}
+		rec, perr := parseRecord(b)
 		if perr != nil || end+rec.size() > size {
 			break
 		}
 		s := scanned{record: rec, off: end}
 		if verify && rec.kind == recObject {
-			data = slices.Grow(data[:0], int(rec.dataLen))[:rec.dataLen]
-			if _, rerr := r.ReadAt(data, end+recHeaderLen+int64(len(rec.key))); rerr != nil && (len(data) > 0 || !errors.Is(rerr, io.EOF)) {
-				return nil, 0, fmt.Errorf("contentstore: read segment: %w", rerr)
+			dataOff := end + recHeaderLen + int64(len(rec.key))
+			data, err := at(dataOff, int(rec.dataLen))
+			if err != nil {
+				return nil, 0, err
 			}
-			s.torn = crc32.Checksum(data, castagnoli) != rec.dataCRC
+			if int64(len(data)) < rec.dataLen {
+				break // the file is shorter than it was
+			}
+			s.torn = crc32.Checksum(data[:rec.dataLen], castagnoli) != rec.dataCRC
 		}
 		recs = append(recs, s)
 		end += rec.size()
 	}
 	return recs, end, nil
 }
+
+// scanWindow is how much of a segment a scan reads at once.
+const scanWindow = 1 << 20
 
 // packEntry is where an object lives.
 type packEntry struct {
@@ -475,14 +501,14 @@ func (p *pack) round(jobs []*packJob) {
 			if r.kind == recObject {
 				// An object stored already (or twice in this round) is not
 				// written again.
-				if _, ok := p.index[r.key]; ok || inRound[r.key] {
-					continue
-				}
-				inRound[r.key] = true
 				if int64(len(r.obj.data)) > maxReadBytes {
 					r.obj.err = fmt.Errorf("contentstore: write object: %d bytes is more than a read may return", len(r.obj.data))
 					continue
 				}
+				if _, ok := p.index[r.key]; ok || inRound[r.key] {
+					continue
+				}
+				inRound[r.key] = true
 			}
 			out = append(out, placed{r, int64(len(buf))})
 			var data []byte
@@ -498,12 +524,13 @@ func (p *pack) round(jobs []*packJob) {
 	}
 	seq, base, err := p.write(buf, stamp)
 	if err != nil {
+		// Every object of the round fails, a copy of one written in it too.
 		for _, j := range jobs {
 			j.err = err
-		}
-		for _, pl := range out {
-			if pl.rec.obj != nil {
-				pl.rec.obj.err = err
+			for _, r := range j.recs {
+				if r.obj != nil && inRound[r.key] {
+					r.obj.err = err
+				}
 			}
 		}
 		return
@@ -607,7 +634,7 @@ func (p *pack) get(e packEntry, key string) ([]byte, error) {
 		return nil, fmt.Errorf("contentstore: read object: %w", err)
 	}
 	// Deleted while being read: its bytes may already be erased.
-	if now, ok := p.lookup(key); !ok || now != e {
+	if now, ok := p.lookup(key); !ok || now.seg != e.seg || now.off != e.off {
 		return nil, fmt.Errorf("contentstore: read object: %w", ErrNotFound)
 	}
 	return b, nil
@@ -637,17 +664,32 @@ func (p *pack) setHold(e packEntry, key string, on bool) error {
 	return nil
 }
 
+// keyed is an object of the index.
+type keyed struct {
+	key string
+	packEntry
+}
+
 // objects returns the objects whose keys start with prefix.
-func (p *pack) objects(prefix string) map[string]packEntry {
+func (p *pack) objects(prefix string) []keyed {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	out := map[string]packEntry{}
+	out := make([]keyed, 0, len(p.index))
 	for k, e := range p.index {
 		if strings.HasPrefix(k, prefix) {
-			out[k] = e
+			out = append(out, keyed{k, e})
 		}
 	}
 	return out
+}
+
+// usage calls fn for every object; fn must not call into the store.
+func (p *pack) usage(fn func(key string, size int64)) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	for k, e := range p.index {
+		fn(k, e.size)
+	}
 }
 
 // close seals the active segment, after the rounds under way.

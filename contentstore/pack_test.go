@@ -571,3 +571,53 @@ func TestPackedErasedObjectIsNotTorn(t *testing.T) {
 		t.Fatalf("deleted object: %v", err)
 	}
 }
+
+// A round whose write fails fails every object in it (none is counted or
+// found), leaves its segment to be checked at the next open, and the next
+// round writes to a new segment.
+func TestPackedWriteFailure(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "content")
+	c := dirConfig(root, defaultLimits)
+	st := mustOpen(t, c)
+	before, err := st.Put(ctx, "acme", "prompt", []byte("before"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := st.(*dirHandle).b.(*dirBackend).pack
+	// The segment, open read-only: every write fails.
+	ro, err := os.Open(filepath.Join(p.dir, segmentName(p.activeSeq)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	p.active = ro
+	out := st.PutBatch(ctx, []PutObject{{"acme", "prompt", []byte("lost 1")}, {"acme", "prompt", []byte("lost 2")}})
+	for i, o := range out {
+		if o.Err == nil {
+			t.Fatalf("object %d of a failed write: %+v", i, o)
+		}
+		if strings.Contains(o.Err.Error(), "lost") {
+			t.Fatalf("the error carries content: %v", o.Err)
+		}
+	}
+	if u := st.Usage(); u.UsedBytes != before.Size {
+		t.Fatalf("used %d after a failed write, want %d", u.UsedBytes, before.Size)
+	}
+	after, err := st.Put(ctx, "acme", "prompt", []byte("lost 1"))
+	if err != nil || !after.Created {
+		t.Fatalf("the next write: %+v %v", after, err)
+	}
+	if n := len(segmentFiles(t, root)); n != 2 {
+		t.Fatalf("%d segments, want a new one after the failed write", n)
+	}
+	st.Close()
+	st = mustOpen(t, c)
+	for _, r := range []PutResult{before, after} {
+		if _, err := st.Get(ctx, r.Ref); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if u := st.Usage(); u.UsedBytes != before.Size+after.Size {
+		t.Fatalf("used %d after reopen, want %d", u.UsedBytes, before.Size+after.Size)
+	}
+}
