@@ -131,6 +131,9 @@ func TestPutBatchConcurrentSameContent(t *testing.T) {
 		if u := st.Usage(); u.UsedBytes != want {
 			t.Fatalf("used %d bytes, want %d", u.UsedBytes, want)
 		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
 		fresh := mustOpen(t, cfg)
 		if _, err := fresh.Put(ctx, "acme", "input.messages", batchMessage(0)); err != nil {
 			t.Fatal(err)
@@ -181,10 +184,12 @@ func TestPutBatchFailsPerObject(t *testing.T) {
 func TestPutBatchRepairsObjectLeftByACrash(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "content")
 	c := dirConfig(root, defaultLimits)
-	first := openFiles(t, c).PutBatch(ctx, []PutObject{{"acme", "input.messages", batchMessage(1)}})[0]
+	old := openFiles(t, c)
+	first := old.PutBatch(ctx, []PutObject{{"acme", "input.messages", batchMessage(1)}})[0]
 	if first.Err != nil {
 		t.Fatal(first.Err)
 	}
+	old.Close()
 	ref := first.Ref
 	p := filepath.Join(root, "acme", "input.messages", ref.Digest[:2], ref.Digest)
 	st := mustOpen(t, c)

@@ -241,6 +241,8 @@ type pack struct {
 	activeSize int64
 	nextSeq    uint64
 	closed     bool
+	// lock is the segments directory, locked while open (lockDir).
+	lock *os.File
 }
 
 // packRec is one record a job asks a round to write.
@@ -264,8 +266,18 @@ func openPack(root string, fsync bool, sync func([]*os.File, []string) error, lo
 	if err := os.MkdirAll(p.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("contentstore: create directory: %w", err)
 	}
-	entries, err := os.ReadDir(p.dir)
+	lock, err := os.Open(p.dir)
 	if err != nil {
+		return nil, fmt.Errorf("contentstore: open directory: %w", err)
+	}
+	if err := lockDir(lock); err != nil {
+		_ = lock.Close()
+		return nil, fmt.Errorf("contentstore: directory %s: %w", root, err)
+	}
+	p.lock = lock
+	entries, err := lock.ReadDir(-1)
+	if err != nil {
+		p.close()
 		return nil, fmt.Errorf("contentstore: read directory: %w", err)
 	}
 	var seqs []uint64
@@ -708,6 +720,7 @@ func (p *pack) close() {
 			_ = f.Close()
 		}
 		p.segs = map[uint64]*os.File{}
+		_ = p.lock.Close()
 	})
 }
 

@@ -621,3 +621,25 @@ func TestPackedWriteFailure(t *testing.T) {
 		t.Fatalf("used %d after reopen, want %d", u.UsedBytes, before.Size+after.Size)
 	}
 }
+
+// A second process cannot open a directory another one has open: it would
+// append to the same segments and cut the tail of the one being written.
+func TestDirectoryIsLockedAgainstOtherProcesses(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "content")
+	st := mustOpen(t, dirConfig(root, defaultLimits))
+	if _, err := st.Put(ctx, "acme", "prompt", []byte("mine")); err != nil {
+		t.Fatal(err)
+	}
+	// Another open of the directory, not shared as within one process.
+	if _, err := openDirLayout(root, true, false, zaptest.NewLogger(t)); err == nil || !strings.Contains(err.Error(), "another process") {
+		t.Fatalf("second open of a directory in use: %v", err)
+	}
+	st.Close()
+	b, err := openDirLayout(root, true, false, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatalf("open after the owner closed: %v", err)
+	}
+	if err := b.close(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -20,3 +20,14 @@ func erase(f *os.File, off, n int64) error {
 	}
 	return err
 }
+
+// lockDir takes the directory d for this process: a second process
+// appending to the same segments, or cutting the tail of one being
+// written, would lose objects. The lock goes with the process.
+func lockDir(d *os.File) error {
+	err := unix.Flock(int(d.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		return errors.New("is in use by another process (one process owns a content store directory)")
+	}
+	return err
+}
