@@ -92,6 +92,22 @@ func unseal(t testing.TB, root string, extra []byte) string {
 	return last
 }
 
+// newDir is the path and configuration of a new directory store.
+func newDir(t testing.TB) (string, Config) {
+	root := filepath.Join(t.TempDir(), "content")
+	return root, dirConfig(root, defaultLimits)
+}
+
+// putPrompt stores content as a prompt of tenant acme.
+func putPrompt(t testing.TB, st Store, content []byte) PutResult {
+	t.Helper()
+	r, err := st.Put(ctx, "acme", "prompt", content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 func keyOf(t testing.TB, st Store, tenant, kind string, content []byte) string {
 	t.Helper()
 	res, _, err := st.(*dirHandle).address(PutObject{tenant, kind, content})
@@ -104,8 +120,7 @@ func keyOf(t testing.TB, st Store, tenant, kind string, content []byte) string {
 // A batch's objects are appended to one segment; nothing is written as a
 // file, and the store reads, lists and counts them after a reopen.
 func TestPackedObjectsSurviveReopen(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "content")
-	c := dirConfig(root, defaultLimits)
+	root, c := newDir(t)
 	st := mustOpen(t, c)
 	var objs []PutObject
 	for i := range 50 {
@@ -145,19 +160,12 @@ func TestPackedObjectsSurviveReopen(t *testing.T) {
 // forgotten), durably with a tombstone: after a reopen it is still gone,
 // and storing it again works.
 func TestPackedDeleteErasesBytes(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "content")
-	c := dirConfig(root, defaultLimits)
+	root, c := newDir(t)
 	st := mustOpen(t, c)
 	canary := []byte("canary-4417 my card is 4111 1111 1111 1111")
 	keep := []byte("keep-me-0932")
-	r, err := st.Put(ctx, "acme", "prompt", canary)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := st.Put(ctx, "acme", "prompt", keep)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := putPrompt(t, st, canary)
+	k := putPrompt(t, st, keep)
 	if !bytes.Contains(rawSegments(t, root), canary) {
 		t.Fatal("the canary is not in a segment to begin with")
 	}
@@ -195,14 +203,10 @@ func TestPackedDeleteErasesBytes(t *testing.T) {
 // The process died after a delete's tombstone was durable but before its
 // bytes were erased: the next open erases them.
 func TestPackedDeleteErasedAfterCrash(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "content")
-	c := dirConfig(root, defaultLimits)
+	root, c := newDir(t)
 	st := mustOpen(t, c)
 	canary := []byte("canary-8812 call me at +1 555 0100")
-	r, err := st.Put(ctx, "acme", "prompt", canary)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := putPrompt(t, st, canary)
 	key := keyOf(t, st, "acme", "prompt", canary)
 	st.Close()
 	unseal(t, root, appendRecord(nil, recTombstone, key, time.Now().UnixNano(), nil))
@@ -218,13 +222,9 @@ func TestPackedDeleteErasedAfterCrash(t *testing.T) {
 // A legal hold is a durable record: it blocks deletion across a reopen
 // until released, and the release is durable too.
 func TestPackedHoldSurvivesReopen(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "content")
-	c := dirConfig(root, defaultLimits)
+	_, c := newDir(t)
 	st := mustOpen(t, c)
-	r, err := st.Put(ctx, "acme", "prompt", []byte("evidence"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := putPrompt(t, st, []byte("evidence"))
 	if err := st.SetLegalHold(ctx, r.Ref, true); err != nil {
 		t.Fatal(err)
 	}
@@ -254,13 +254,9 @@ func TestPackedHoldSurvivesReopen(t *testing.T) {
 // short. They are left out (counted), the tail is cut off, everything
 // before is read, and the content can be stored again.
 func TestPackedTornTailIgnored(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "content")
-	c := dirConfig(root, defaultLimits)
+	root, c := newDir(t)
 	st := mustOpen(t, c)
-	good, err := st.Put(ctx, "acme", "prompt", []byte("acknowledged"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := putPrompt(t, st, []byte("acknowledged"))
 	tornContent, cutContent := []byte("torn in the middle"), []byte("cut short by the crash")
 	tornKey, cutKey := keyOf(t, st, "acme", "prompt", tornContent), keyOf(t, st, "acme", "prompt", cutContent)
 	st.Close()
@@ -315,17 +311,10 @@ func TestPackedTornTailIgnored(t *testing.T) {
 // and deleted, new objects go to segments, and content it holds as a file
 // is not written again.
 func TestMixedLayouts(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "content")
-	c := dirConfig(root, defaultLimits)
+	root, c := newDir(t)
 	old := openFiles(t, c)
-	a, err := old.Put(ctx, "acme", "prompt", []byte("old and held"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := old.Put(ctx, "acme", "prompt", []byte("old, to delete"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := putPrompt(t, old, []byte("old and held"))
+	b := putPrompt(t, old, []byte("old, to delete"))
 	if err := old.SetLegalHold(ctx, a.Ref, true); err != nil {
 		t.Fatal(err)
 	}
@@ -540,17 +529,10 @@ func FuzzScanSegment(f *testing.F) {
 // it does not match its checksum, yet it is not torn, and the objects
 // after it are kept.
 func TestPackedErasedObjectIsNotTorn(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "content")
-	c := dirConfig(root, defaultLimits)
+	root, c := newDir(t)
 	st := mustOpen(t, c)
-	gone, err := st.Put(ctx, "acme", "prompt", []byte("deleted later"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	kept, err := st.Put(ctx, "acme", "prompt", []byte("acknowledged after it"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	gone := putPrompt(t, st, []byte("deleted later"))
+	kept := putPrompt(t, st, []byte("acknowledged after it"))
 	key := keyOf(t, st, "acme", "prompt", []byte("deleted later"))
 	st.Close()
 	tamperSegments(t, root, []byte("deleted later"), make([]byte, len("deleted later")))
@@ -576,13 +558,9 @@ func TestPackedErasedObjectIsNotTorn(t *testing.T) {
 // found), leaves its segment to be checked at the next open, and the next
 // round writes to a new segment.
 func TestPackedWriteFailure(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "content")
-	c := dirConfig(root, defaultLimits)
+	root, c := newDir(t)
 	st := mustOpen(t, c)
-	before, err := st.Put(ctx, "acme", "prompt", []byte("before"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := putPrompt(t, st, []byte("before"))
 	p := st.(*dirHandle).b.(*dirBackend).pack
 	// The segment, open read-only: every write fails.
 	ro, err := os.Open(filepath.Join(p.dir, segmentName(p.activeSeq)))
