@@ -270,7 +270,7 @@ func openPack(root string, fsync bool, sync func([]*os.File, []string) error, lo
 	if err != nil {
 		return nil, fmt.Errorf("contentstore: open directory: %w", err)
 	}
-	if err := lockDir(lock); err != nil {
+	if err = lockDir(lock); err != nil {
 		_ = lock.Close()
 		return nil, fmt.Errorf("contentstore: directory %s: %w", root, err)
 	}
