@@ -118,8 +118,10 @@ func (d *dirBackend) path(key string) string {
 	return filepath.Join(d.root, parts[0], parts[1], digest[:2], digest)
 }
 
-// putBatch is a group commit in one sync round. Each new object is
-// written to a temporary file and linked into place (link, unlike rename,
+// putBatch is a group commit in one sync round: new objects are appended
+// to a segment (pack.round). Objects written as files (by stores before
+// segments, or by a store with files set) are a group commit of their own
+// kind: each new object is written to a temporary file and linked into place (link, unlike rename,
 // never replaces an object already there); then, all at once, every file is
 // synced and every directory the batch touched is synced once, so that the
 // filesystem commits them together. Until the round ends an object may be
