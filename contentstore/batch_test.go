@@ -131,6 +131,9 @@ func TestPutBatchConcurrentSameContent(t *testing.T) {
 		if u := st.Usage(); u.UsedBytes != want {
 			t.Fatalf("used %d bytes, want %d", u.UsedBytes, want)
 		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
 		fresh := mustOpen(t, cfg)
 		if _, err := fresh.Put(ctx, "acme", "input.messages", batchMessage(0)); err != nil {
 			t.Fatal(err)
@@ -141,11 +144,12 @@ func TestPutBatchConcurrentSameContent(t *testing.T) {
 	})
 }
 
-// One object of a batch cannot be written (its tenant's directory is a
-// file): it fails alone, uncounted, and the others are stored.
+// One object of a batch cannot be written as a file (its tenant's
+// directory is a file): it fails alone, uncounted, and the others are
+// stored.
 func TestPutBatchFailsPerObject(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "content")
-	st := mustOpen(t, dirConfig(root, defaultLimits))
+	st := openFiles(t, dirConfig(root, defaultLimits))
 	if err := os.WriteFile(filepath.Join(root, "blocked"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -173,18 +177,22 @@ func TestPutBatchFailsPerObject(t *testing.T) {
 	}
 }
 
-// A crash between linking an object and syncing it can leave it short or
-// empty under its name; no reference to it was handed out, and storing the
-// content again repairs it rather than trusting the name.
+// A crash between linking an object file and syncing it can leave it
+// short or empty under its name; no reference to it was handed out, and
+// storing the content again repairs it rather than trusting the name — in
+// a store that writes files and in one upgraded to segments.
 func TestPutBatchRepairsObjectLeftByACrash(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "content")
-	st := mustOpen(t, dirConfig(root, defaultLimits))
-	first := st.PutBatch(ctx, []PutObject{{"acme", "input.messages", batchMessage(1)}})[0]
+	c := dirConfig(root, defaultLimits)
+	old := openFiles(t, c)
+	first := old.PutBatch(ctx, []PutObject{{"acme", "input.messages", batchMessage(1)}})[0]
 	if first.Err != nil {
 		t.Fatal(first.Err)
 	}
+	old.Close()
 	ref := first.Ref
 	p := filepath.Join(root, "acme", "input.messages", ref.Digest[:2], ref.Digest)
+	st := mustOpen(t, c)
 	for _, leftover := range [][]byte{nil, Canonicalize(batchMessage(1))[:10], bytesOf('x', int(first.Size))} {
 		if err := os.Remove(p); err != nil {
 			t.Fatal(err)

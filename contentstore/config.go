@@ -235,7 +235,7 @@ func openSharedDir(d DirConfig, secret []byte, limits Limits, logger *zap.Logger
 		return nil, fmt.Errorf("contentstore: directory %s is already open in this process with another secret or other limits", path)
 	}
 	if sd == nil {
-		b, err := openDir(path, d.Fsync)
+		b, err := openDir(path, d.Fsync, logger)
 		if err != nil {
 			return nil, err
 		}

@@ -17,20 +17,32 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
 
 	"github.com/docketlabs/docket/internal/groupcommit"
 	"github.com/docketlabs/docket/internal/parallel"
 )
 
-// dirBackend stores objects as files under a root directory:
+// dirBackend stores objects under a root directory, in segments (see
+// pack.go). Stores written before segments hold objects as files,
 // <root>/<tenant>/<kind>/<first two digest digits>/<digest>, written to a
 // temporary file and linked into place so that a reader never sees a partial
-// object. A legal hold is a marker file <object>.hold next to the object;
-// remove refuses while it exists. One process should own a directory.
+// object, with a legal hold as a marker file <object>.hold next to the
+// object; those are still read, listed, held and deleted, and new objects
+// go to segments. One process should own a directory.
 type dirBackend struct {
 	root, tmp string
 	fsync     bool
-	seq       atomic.Int64 // names temporary files
+	pack      *pack
+	// legacy: the root holds entries other than the backend's own
+	// directories, so objects may be files; otherwise no file is looked for.
+	legacy bool
+	// files writes new objects as files, as stores did before segments
+	// (tests build such stores with it).
+	files bool
+	seq   atomic.Int64 // names temporary files
 	// syncs is the group commit of the store: the commits of concurrent
 	// batches wait while a sync round runs, then the next round syncs all
 	// of them at once, each directory once however many batches touched it.
@@ -45,7 +57,11 @@ type dirBackend struct {
 
 const holdSuffix = ".hold"
 
-func openDir(path string, fsync bool) (*dirBackend, error) {
+func openDir(path string, fsync bool, logger *zap.Logger) (*dirBackend, error) {
+	return openDirLayout(path, fsync, false, logger)
+}
+
+func openDirLayout(path string, fsync, files bool, logger *zap.Logger) (*dirBackend, error) {
 	root, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("contentstore: directory %q: %w", path, err)
@@ -59,13 +75,41 @@ func openDir(path string, fsync bool) (*dirBackend, error) {
 	if err = os.MkdirAll(tmp, 0o700); err != nil {
 		return nil, fmt.Errorf("contentstore: create directory: %w", err)
 	}
-	d := &dirBackend{root: root, tmp: tmp, fsync: fsync}
+	d := &dirBackend{root: root, tmp: tmp, fsync: fsync, files: files, legacy: files}
 	if fsync {
 		if d.rootFile, err = os.Open(root); err != nil {
 			return nil, fmt.Errorf("contentstore: open directory: %w", err)
 		}
 	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		_ = d.close()
+		return nil, fmt.Errorf("contentstore: read directory: %w", err)
+	}
+	for _, e := range entries {
+		if n := e.Name(); n != ".tmp" && n != segmentsDir {
+			d.legacy = true
+		}
+	}
+	if d.pack, err = openPack(root, fsync, d.syncFiles, logger); err != nil {
+		_ = d.close()
+		return nil, err
+	}
 	return d, nil
+}
+
+// syncFiles makes files and dirs durable in one sync round.
+func (d *dirBackend) syncFiles(files []*os.File, dirs []string) error {
+	job := &syncJob{files: files, fileErrs: make([]error, len(files)), dirs: map[string]error{}}
+	for _, dir := range dirs {
+		job.dirs[dir] = nil
+	}
+	d.syncRound([]*syncJob{job})
+	errs := job.fileErrs
+	for _, err := range job.dirs {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }
 
 func (d *dirBackend) path(key string) string {
@@ -74,8 +118,10 @@ func (d *dirBackend) path(key string) string {
 	return filepath.Join(d.root, parts[0], parts[1], digest[:2], digest)
 }
 
-// putBatch is a group commit in one sync round. Each new object is
-// written to a temporary file and linked into place (link, unlike rename,
+// putBatch is a group commit in one sync round: new objects are appended
+// to a segment (pack.round). Objects written as files (by stores before
+// segments, or by a store with files set) are a group commit of their own
+// kind: each new object is written to a temporary file and linked into place (link, unlike rename,
 // never replaces an object already there); then, all at once, every file is
 // synced and every directory the batch touched is synced once, so that the
 // filesystem commits them together. Until the round ends an object may be
@@ -84,6 +130,23 @@ func (d *dirBackend) path(key string) string {
 // object found already there is checked against the content before it is
 // trusted, and synced again in case whoever linked it died first.
 func (d *dirBackend) putBatch(_ context.Context, objs []*batchObject) {
+	var packed []*batchObject
+	if !d.files {
+		// New objects go to segments; an object found as a file is checked
+		// (and repaired) where it is.
+		var asFiles []*batchObject
+		for _, o := range objs {
+			if _, ok := d.pack.lookup(o.key); o.exists && d.legacy && !ok {
+				asFiles = append(asFiles, o)
+			} else {
+				packed = append(packed, o)
+			}
+		}
+		objs = asFiles
+	}
+	if len(packed) > 0 {
+		d.pack.put(packed)
+	}
 	for len(objs) > 0 {
 		n := min(len(objs), maxOpenFiles)
 		d.commit(objs[:n])
@@ -313,6 +376,12 @@ func notFound(err error) error {
 }
 
 func (d *dirBackend) get(_ context.Context, key string) ([]byte, error) {
+	if e, ok := d.pack.lookup(key); ok {
+		return d.pack.get(e, key)
+	}
+	if !d.legacy {
+		return nil, fmt.Errorf("contentstore: read object: %w", ErrNotFound)
+	}
 	p := d.path(key)
 	fi, err := os.Stat(p)
 	if err != nil {
@@ -329,6 +398,12 @@ func (d *dirBackend) get(_ context.Context, key string) ([]byte, error) {
 }
 
 func (d *dirBackend) stat(_ context.Context, key string) (objectStat, error) {
+	if e, ok := d.pack.lookup(key); ok {
+		return objectStat{size: e.size, modified: time.Unix(0, e.stamp)}, nil
+	}
+	if !d.legacy {
+		return objectStat{}, fmt.Errorf("contentstore: stat object: %w", ErrNotFound)
+	}
 	fi, err := os.Stat(d.path(key))
 	if err != nil {
 		return objectStat{}, fmt.Errorf("contentstore: stat object: %w", notFound(err))
@@ -337,6 +412,12 @@ func (d *dirBackend) stat(_ context.Context, key string) (objectStat, error) {
 }
 
 func (d *dirBackend) remove(_ context.Context, key string) (int64, error) {
+	if e, ok := d.pack.lookup(key); ok {
+		return d.pack.remove(e, key)
+	}
+	if !d.legacy {
+		return 0, fmt.Errorf("contentstore: delete object: %w", ErrNotFound)
+	}
 	p := d.path(key)
 	if _, err := os.Stat(p + holdSuffix); err == nil {
 		return 0, ErrLegalHold
@@ -352,6 +433,12 @@ func (d *dirBackend) remove(_ context.Context, key string) (int64, error) {
 }
 
 func (d *dirBackend) setHold(_ context.Context, key string, on bool) error {
+	if e, ok := d.pack.lookup(key); ok {
+		return d.pack.setHold(e, key, on)
+	}
+	if !d.legacy {
+		return fmt.Errorf("contentstore: legal hold: %w", ErrNotFound)
+	}
 	p := d.path(key)
 	if _, err := os.Stat(p); err != nil {
 		return fmt.Errorf("contentstore: legal hold: %w", notFound(err))
@@ -379,6 +466,12 @@ func (d *dirBackend) setHold(_ context.Context, key string, on bool) error {
 }
 
 func (d *dirBackend) hold(_ context.Context, key string) (bool, error) {
+	if e, ok := d.pack.lookup(key); ok {
+		return e.held, nil
+	}
+	if !d.legacy {
+		return false, fmt.Errorf("contentstore: legal hold: %w", ErrNotFound)
+	}
 	p := d.path(key)
 	if _, err := os.Stat(p); err != nil {
 		return false, fmt.Errorf("contentstore: legal hold: %w", notFound(err))
@@ -393,9 +486,25 @@ func (d *dirBackend) hold(_ context.Context, key string) (bool, error) {
 	return false, fmt.Errorf("contentstore: legal hold: %w", err)
 }
 
-// list calls fn for every object file under a key prefix ("", "<tenant>/"
-// or "<tenant>/<kind>/").
+// list calls fn for every object under a key prefix ("", "<tenant>/" or
+// "<tenant>/<kind>/"): those in segments, then those in files.
 func (d *dirBackend) list(ctx context.Context, prefix string, fn func(key string, st objectStat) error) error {
+	for _, o := range d.pack.objects(prefix) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(o.key, objectStat{size: o.size, modified: time.Unix(0, o.stamp)}); err != nil {
+			return err
+		}
+	}
+	if !d.legacy {
+		return nil
+	}
+	return d.walk(ctx, prefix, fn)
+}
+
+// walk calls fn for every object file under a key prefix.
+func (d *dirBackend) walk(ctx context.Context, prefix string, fn func(key string, st objectStat) error) error {
 	top := filepath.Join(d.root, filepath.FromSlash(prefix))
 	err := filepath.WalkDir(top, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
@@ -405,7 +514,7 @@ func (d *dirBackend) list(ctx context.Context, prefix string, fn func(key string
 			return err
 		}
 		if e.IsDir() {
-			if p == d.tmp {
+			if p == d.tmp || p == d.pack.dir {
 				return filepath.SkipDir
 			}
 			return ctx.Err()
@@ -434,13 +543,20 @@ func (d *dirBackend) list(ctx context.Context, prefix string, fn func(key string
 }
 
 func (d *dirBackend) usage(ctx context.Context, fn func(key string, size int64)) error {
-	return d.list(ctx, "", func(key string, st objectStat) error {
+	d.pack.usage(fn)
+	if !d.legacy {
+		return nil
+	}
+	return d.walk(ctx, "", func(key string, st objectStat) error {
 		fn(key, st.size)
 		return nil
 	})
 }
 
 func (d *dirBackend) close() error {
+	if d.pack != nil {
+		d.pack.close()
+	}
 	if d.rootFile == nil {
 		return nil
 	}

@@ -36,8 +36,8 @@ type Store interface {
 	// ErrUnavailable, ErrInvalidTenant or ErrInvalidKind.
 	Put(ctx context.Context, tenant, kind string, content []byte) (PutResult, error)
 	// PutBatch stores several objects as one group commit: every object is
-	// durable when it returns (on a directory store: each file synced, then
-	// each directory touched synced once), never before, so a caller that
+	// durable when it returns (on a directory store: appended to a segment
+	// that is synced once for every batch of the round), never before, so a caller that
 	// writes references only after it returns never hands out one to an
 	// object a crash could lose. Each object has its own outcome, with the
 	// errors of Put; one failing does not fail the others.

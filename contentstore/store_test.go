@@ -17,6 +17,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 	"go.opentelemetry.io/collector/config/configopaque"
 	"go.opentelemetry.io/collector/config/configoptional"
+	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/docketlabs/docket/internal/s3test"
@@ -66,14 +67,39 @@ type backendCase struct {
 	open func(t *testing.T, limits Limits) (Store, Config)
 }
 
-// forEachBackend runs a test against the directory store and the S3 store
-// on a real S3 server.
+// openFiles opens a directory store that writes each object as a file,
+// as stores did before segments; opening its directory again (mustOpen)
+// is the upgrade to segments.
+func openFiles(t testing.TB, c Config) Store {
+	t.Helper()
+	logger := zap.NewNop()
+	if tt, ok := t.(*testing.T); ok {
+		logger = zaptest.NewLogger(tt)
+	}
+	b, err := openDirLayout(c.Directory.Get().Path, c.Directory.Get().Fsync, true, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := newStore(b, []byte(c.Secret), c.limits(), logger)
+	if err := st.countUsage(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// forEachBackend runs a test against the directory store (segments, and
+// files as written before segments) and the S3 store on a real S3 server.
 func forEachBackend(t *testing.T, test func(t *testing.T, open func(Limits) (Store, Config))) {
 	var srv *s3test.Server
 	cases := []backendCase{
 		{"directory", func(t *testing.T, limits Limits) (Store, Config) {
 			c := dirConfig(filepath.Join(t.TempDir(), "content"), limits)
 			return mustOpen(t, c), c
+		}},
+		{"directory-files", func(t *testing.T, limits Limits) (Store, Config) {
+			c := dirConfig(filepath.Join(t.TempDir(), "content"), limits)
+			return openFiles(t, c), c
 		}},
 		{"s3", func(t *testing.T, limits Limits) (Store, Config) {
 			c := s3Config(srv, fmt.Sprintf("docket-test-%d", bucketSeq.Add(1)), limits)
@@ -380,12 +406,20 @@ func TestUsageSurvivesReopen(t *testing.T) {
 func TestTamperedObjectIsDetected(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, open func(Limits) (Store, Config)) {
 		st, cfg := open(defaultLimits)
-		r, err := st.Put(ctx, "acme", "output.messages", []byte("the model said no"))
+		r, err := st.Put(ctx, "acme", "output.messages", []byte("the model said no."))
 		if err != nil {
 			t.Fatal(err)
 		}
 		forged := []byte("the model said yes")
-		if s3 := cfg.S3.Get(); s3 != nil {
+		root := cfg.Directory.Get()
+		p := ""
+		if root != nil {
+			p = filepath.Join(root.Path, "acme", "output.messages", r.Ref.Digest[:2], r.Ref.Digest)
+		}
+		if _, err := os.Stat(p); root != nil && err != nil {
+			// In a segment: the same number of bytes, changed in place.
+			tamperSegments(t, root.Path, []byte("the model said no."), forged)
+		} else if s3 := cfg.S3.Get(); s3 != nil {
 			client, err := minio.New(s3.Endpoint, &minio.Options{Creds: credentials.NewStaticV4(s3.AccessKey, string(s3.SecretKey), "")})
 			if err != nil {
 				t.Fatal(err)

@@ -57,8 +57,8 @@ func TestEmptyConfigRunsEmbeddedStore(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("secret file: %v %v", fi, err)
 	}
-	if _, err := os.Stat(filepath.Join("data", "content", "default", "input.messages")); err != nil {
-		t.Fatalf("objects not under ./data/content: %v", err)
+	if segs, err := filepath.Glob(filepath.Join("data", "content", ".segments", "*.seg")); err != nil || len(segs) == 0 {
+		t.Fatalf("objects not under ./data/content: %v %v", segs, err)
 	}
 
 	again := start(t, NewFactory().CreateDefaultConfig().(*Config), nil)
