@@ -56,28 +56,31 @@ func (c *guardedClient) Batch(ctx context.Context, ops ...*storage.Operation) er
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.guard.isFull() {
+		// The guard has logged the full disk; this would repeat it at
+		// every operation of the queue.
 		if err := c.flush(ctx); err != nil {
-			c.guard.logger.Warn("ledger sending queue: deferred queue writes failed; they are retried", zap.Error(err))
+			c.guard.logger.Debug("ledger sending queue: deferred queue writes failed on the full disk; they are retried", zap.Error(err))
 		}
 		return c.writeNow(ctx, ops)
 	}
-	switch {
-	case isQueueUpdate(ops, storage.Delete):
-		c.take(ops[1].Key)
-		c.deletes = append(c.deletes, ops[1])
-		c.wait(ops[0])
-		return nil
-	case isQueueUpdate(ops, storage.Get):
-		c.wait(ops[0])
-		get := ops[1]
-		if v, ok := c.take(get.Key); ok {
-			get.Value = v
+	if meta, item, ok := queueUpdate(ops); ok {
+		switch item.Type {
+		case storage.Delete:
+			c.take(item.Key)
+			c.deletes = append(c.deletes, item)
+			c.wait(meta)
 			return nil
+		case storage.Get:
+			c.wait(meta)
+			if v, held := c.take(item.Key); held {
+				item.Value = v
+				return nil
+			}
+			if err := c.flush(ctx, item); err == nil {
+				return nil
+			}
+			return c.Client.Batch(ctx, item)
 		}
-		if err := c.flush(ctx, get); err == nil {
-			return nil
-		}
-		return c.Client.Batch(ctx, get)
 	}
 	if c.meta != nil || len(c.deletes) > 0 {
 		if err := c.flush(ctx, ops...); err == nil {
@@ -104,12 +107,13 @@ func (c *guardedClient) writeNow(ctx context.Context, ops []*storage.Operation) 
 	return nil
 }
 
-// isQueueUpdate tells whether ops is the queue's metadata write followed
-// by one operation of type t on an item: a dispatch (Get) or the end of
-// one (Delete).
-func isQueueUpdate(ops []*storage.Operation, t storage.OpType) bool {
-	return len(ops) == 2 && ops[0].Type == storage.Set && queueMetadataKeys[ops[0].Key] &&
-		ops[1].Type == t && !queueMetadataKeys[ops[1].Key]
+// queueUpdate tells whether ops is the queue's metadata write followed by
+// a read (a dispatch) or a deletion (the end of one) of one item.
+func queueUpdate(ops []*storage.Operation) (meta, item *storage.Operation, ok bool) {
+	if len(ops) != 2 || ops[0].Type != storage.Set || !queueMetadataKeys[ops[0].Key] || queueMetadataKeys[ops[1].Key] {
+		return nil, nil, false
+	}
+	return ops[0], ops[1], ops[1].Type == storage.Get || ops[1].Type == storage.Delete
 }
 
 // wait makes meta the metadata to write, and makes sure it is written

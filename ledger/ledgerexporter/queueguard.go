@@ -18,8 +18,8 @@ import (
 // dispatched fails (getNextItem → itemDispatchingFinish), which is what a
 // full disk does; and a failed enqueue leaves its size counted in
 // otelcol_exporter_queue_size. queueGuard wraps the queue's storage client
-// so that neither happens here (docs/upstream-persistent-queue.md has the
-// upstream fix):
+// so that neither happens here (the upstream fix is in
+// docs/upstream/exporterhelper-persistent-queue.md):
 //
 //   - A dispatch (the metadata write plus the read of the next item) whose
 //     metadata write fails is done as the read alone. The item stays; the
