@@ -3,11 +3,12 @@ package ledgerexporter
 import (
 	"context"
 	"fmt"
-	"syscall"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/collector/extension/xextension/storage"
+
+	"github.com/docketlabs/docket/internal/proctest"
 )
 
 // stored reads key from what the file storage has committed, past the
@@ -107,7 +108,7 @@ func BenchmarkQueueStorage(b *testing.B) {
 			if name == "direct" {
 				c = c.(*guardedClient).Client
 			}
-			cpu0 := processCPU()
+			cpu0 := proctest.SelfCPU()
 			i := 0
 			for b.Loop() {
 				if err := enqueue(c, i, item); err != nil {
@@ -121,16 +122,7 @@ func BenchmarkQueueStorage(b *testing.B) {
 				}
 				i++
 			}
-			b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(i), "cpu-µs/op")
+			b.ReportMetric(float64((proctest.SelfCPU()-cpu0).Microseconds())/float64(i), "cpu-µs/op")
 		})
 	}
-}
-
-// processCPU is the user and system CPU time of this process so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
