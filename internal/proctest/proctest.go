@@ -1,5 +1,6 @@
 // Package proctest builds the project's commands and finds free ports for
-// end-to-end tests that run them as subprocesses.
+// end-to-end tests that run them as subprocesses, and measures the CPU time
+// of the process it runs in.
 package proctest
 
 import (
@@ -8,8 +9,21 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 )
+
+// SelfCPU is the user and system CPU time of this process so far: what a
+// benchmark reports beside wall time when its work runs on threads of its
+// own (an embedded engine, file syncs) on a shared machine.
+func SelfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 // Build compiles the command pkg (an import path) into a temporary
 // directory and returns the binary's path.

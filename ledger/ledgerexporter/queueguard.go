@@ -18,8 +18,8 @@ import (
 // dispatched fails (getNextItem → itemDispatchingFinish), which is what a
 // full disk does; and a failed enqueue leaves its size counted in
 // otelcol_exporter_queue_size. queueGuard wraps the queue's storage client
-// so that neither happens here (docs/upstream-persistent-queue.md has the
-// upstream fix):
+// so that neither happens here (the upstream fix is in
+// docs/upstream/exporterhelper-persistent-queue.md):
 //
 //   - A dispatch (the metadata write plus the read of the next item) whose
 //     metadata write fails is done as the read alone. The item stays; the
@@ -104,6 +104,14 @@ func (g *queueGuard) setFull(err error) {
 	g.freedSince = 0
 }
 
+// isFull tells whether new calls are refused: the queue's writes are then
+// not deferred, since its deletions are what frees the disk.
+func (g *queueGuard) isFull() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.full != nil
+}
+
 func (g *queueGuard) freed() {
 	g.mu.Lock()
 	g.freedSince++
@@ -167,9 +175,12 @@ func (s *guardedStorage) GetClient(ctx context.Context, kind component.Kind, id 
 type guardedClient struct {
 	storage.Client
 	guard *queueGuard
+	commits
 }
 
-func (c *guardedClient) Batch(ctx context.Context, ops ...*storage.Operation) error {
+// write runs a batch the queue could not defer (queuecommit.go), keeping
+// the queue's items when the storage fails.
+func (c *guardedClient) write(ctx context.Context, ops []*storage.Operation) error {
 	err := c.Client.Batch(ctx, ops...)
 	putsItem, dispatches, deletes := classify(ops)
 	switch {
@@ -253,6 +264,7 @@ func (c *guardedClient) Delete(ctx context.Context, key string) error {
 }
 
 func (c *guardedClient) Close(ctx context.Context) error {
+	c.flushOnClose(ctx)
 	c.guard.mu.Lock()
 	c.guard.client = nil
 	c.guard.mu.Unlock()

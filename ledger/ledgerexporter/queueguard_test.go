@@ -16,12 +16,13 @@ import (
 
 // guardedQueueStorage is the guarded client of a real file storage whose
 // database may not grow past maxSize.
-func guardedQueueStorage(t *testing.T, maxSize int64) (*queueGuard, storage.Client) {
+func guardedQueueStorage(t testing.TB, maxSize int64) (*queueGuard, storage.Client) {
 	t.Helper()
 	f := filestorage.NewFactory()
 	cfg := f.CreateDefaultConfig().(*filestorage.Config)
 	cfg.Directory = t.TempDir()
 	cfg.MaxSize = maxSize
+	cfg.FSync = true // as the shipped configurations
 	ext, err := f.Create(context.Background(), extensiontest.NewNopSettings(f.Type()), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/docketlabs/docket/internal/proctest"
 	"github.com/docketlabs/docket/ledger"
 	"github.com/docketlabs/docket/ledger/rowbinary"
 )
@@ -40,25 +40,16 @@ func BenchmarkRefreshCalls(b *testing.B) {
 				if err = testStore.insertRows(ctx, "insert_llm_calls", "RowBinary", n, rows); err != nil {
 					b.Fatal(err)
 				}
-				cpu0 := processCPU()
+				cpu0 := proctest.SelfCPU()
 				b.StartTimer()
 				if err := testStore.RefreshCalls(ctx, traces); err != nil {
 					b.Fatal(err)
 				}
-				cpu += processCPU() - cpu0
+				cpu += proctest.SelfCPU() - cpu0
 			}
 			perStatement := cpu / time.Duration(b.N)
 			b.ReportMetric(float64(perStatement.Microseconds()), "cpu-µs/op")
 			b.ReportMetric(float64(perStatement.Microseconds())/float64(n), "cpu-µs/trace")
 		})
 	}
-}
-
-// processCPU is the user and system CPU time of this process so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -171,7 +171,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ExporterLedgerQueueMetadataWriteFailures, err = builder.meter.Int64Counter(
 		"otelcol_exporter_ledger_queue_metadata_write_failures",
-		metric.WithDescription("Sending-queue metadata writes that failed while dispatching an item; the item was kept. [Development]"),
+		metric.WithDescription("Sending-queue metadata writes that failed while dispatching an item or when written later with its deletion; the items were kept. [Development]"),
 		metric.WithUnit("{write}"),
 	)
 	errs = errors.Join(errs, err)

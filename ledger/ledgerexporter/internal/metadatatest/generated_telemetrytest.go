@@ -136,7 +136,7 @@ func AssertEqualExporterLedgerLogRefsWritten(t *testing.T, tt *componenttest.Tel
 func AssertEqualExporterLedgerQueueMetadataWriteFailures(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_exporter_ledger_queue_metadata_write_failures",
-		Description: "Sending-queue metadata writes that failed while dispatching an item; the item was kept. [Development]",
+		Description: "Sending-queue metadata writes that failed while dispatching an item or when written later with its deletion; the items were kept. [Development]",
 		Unit:        "{write}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
