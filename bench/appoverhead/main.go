@@ -28,9 +28,9 @@
 // Run after `make build` and `go build -o bin/… ./examples/{llmapp,fakeprovider}`,
 // on a machine otherwise idle:
 //
-//	go run ./bench/appoverhead -rate 150 -round 2s -rounds 40 -blocks 5 -gomaxprocs 2
+//	go run ./bench/appoverhead -rate 150 -round 4s -rounds 20 -blocks 4 -gomaxprocs 2
 //
-// (about 9 minutes; -pprof DIR also writes both apps' CPU profiles).
+// (about 10 minutes; -pprof DIR also writes both apps' CPU profiles).
 package main
 
 import (
@@ -81,11 +81,11 @@ type options struct {
 func main() {
 	var o options
 	flag.IntVar(&o.rate, "rate", 150, "requests per second sent to the app, on a fixed schedule")
-	flag.DurationVar(&o.round, "round", 2*time.Second, "length of one round of load on one arm")
-	flag.IntVar(&o.rounds, "rounds", 60, "rounds of each of tracing off and on, alternating, after one warm-up round of each that is not counted")
-	flag.IntVar(&o.blocks, "blocks", 6, "blocks of consecutive rounds, each giving one p99 ratio, for the spread")
+	flag.DurationVar(&o.round, "round", 4*time.Second, "counted length of one round of load on one arm (after -warm-in)")
+	flag.IntVar(&o.rounds, "rounds", 20, "rounds of each of tracing off and on, alternating, after one warm-up round of each that is not counted")
+	flag.IntVar(&o.blocks, "blocks", 4, "blocks of consecutive rounds, each giving one p99 ratio, for the spread")
 	flag.IntVar(&o.gomaxprocs, "gomaxprocs", 2, "GOMAXPROCS of both apps")
-	flag.DurationVar(&o.warmIn, "warm-in", 2*time.Second, "load at the start of each round that is not counted, so that the collector's work behind the app has reached its steady state; at least the app's batch timeout (1 s) plus the ledger's flush_timeout")
+	flag.DurationVar(&o.warmIn, "warm-in", 6*time.Second, "load at the start of each round that is not counted, so that the collector's work behind the app has reached its steady state: at least the app's batch timeout (1 s) plus the ledger's flush_timeout (5 s in collector.yaml)")
 	flag.DurationVar(&o.settle, "settle", 1500*time.Millisecond, "pause after each round before the collector is waited for; longer than the app's batch timeout (1 s), so that its last spans have reached the collector")
 	flag.BoolVar(&o.outage, "outage", true, "also run a round with the collector killed for the middle third")
 	flag.DurationVar(&o.outageRound, "outage-round", 30*time.Second, "length of the outage round")
