@@ -19,7 +19,7 @@ done
 bin/loaddriver -n "$n" -c 8 -url http://127.0.0.1:8090/ask -trace-ids data/demo-trace-ids.txt
 kill "$app"; wait "$app" 2>/dev/null || true
 trap - EXIT
-sleep 2 # the app's batch span processor flushed at exit; the ledger queue flushes within a second
+sleep 6 # the app's batch span processor flushed at exit; the ledger queue flushes within 5 s
 id=$(head -n 1 data/demo-trace-ids.txt)
 echo
 echo "$(wc -l < data/demo-trace-ids.txt) requests sent; their trace IDs are in data/demo-trace-ids.txt."

@@ -9,10 +9,17 @@
 //     Both apps run for the whole measurement, warm, with the same
 //     GOMAXPROCS, and take the load in many short rounds, alternately
 //     (on-off, off-on, …), so that a change in the machine's load falls on
-//     both arms alike. Each arm's p99 is over its rounds pooled; the ratio
-//     is also given per block of consecutive rounds (median and range),
-//     which shows how far the machine let it move, and beside it each
-//     arm's CPU time per request, which other processes disturb far less;
+//     both arms alike. The collector works behind the traced app (a batch
+//     every second from the app, an insert every flush_timeout), and shares
+//     the cores with it: each round therefore counts its requests only
+//     after a warm-in, once that work runs as under steady load, and the
+//     next round starts only when the ledger has written what the collector
+//     received, so that none of it falls on the untraced app's rounds.
+//     Each arm's p99 is over its rounds pooled; the ratio is also given per
+//     block of consecutive rounds (median and range), which shows how far
+//     the machine let it move, and beside it each arm's CPU time per
+//     request and the collector's during its rounds, which other processes
+//     disturb far less;
 //   - the collector killed mid-load and restarted: the app's error rate and
 //     peak memory against the rounds where it stayed up, and the calls the
 //     app answered against the ledger's rows once the collector is back
@@ -21,7 +28,9 @@
 // Run after `make build` and `go build -o bin/… ./examples/{llmapp,fakeprovider}`,
 // on a machine otherwise idle:
 //
-//	go run ./bench/appoverhead -rate 150 -round 2s -rounds 60 -blocks 6 -gomaxprocs 2
+//	go run ./bench/appoverhead -rate 150 -round 4s -rounds 20 -blocks 4 -gomaxprocs 2
+//
+// (about 10 minutes; -pprof DIR also writes both apps' CPU profiles).
 package main
 
 import (
@@ -58,6 +67,7 @@ type options struct {
 	rounds        int
 	blocks        int
 	gomaxprocs    int
+	warmIn        time.Duration
 	settle        time.Duration
 	outage        bool
 	outageRound   time.Duration
@@ -65,16 +75,18 @@ type options struct {
 	provider      string
 	timeout       time.Duration
 	drainDeadline time.Duration
+	pprofDir      string
 }
 
 func main() {
 	var o options
 	flag.IntVar(&o.rate, "rate", 150, "requests per second sent to the app, on a fixed schedule")
-	flag.DurationVar(&o.round, "round", 2*time.Second, "length of one round of load on one arm")
-	flag.IntVar(&o.rounds, "rounds", 60, "rounds of each of tracing off and on, alternating, after one warm-up round of each that is not counted")
-	flag.IntVar(&o.blocks, "blocks", 6, "blocks of consecutive rounds, each giving one p99 ratio, for the spread")
+	flag.DurationVar(&o.round, "round", 4*time.Second, "counted length of one round of load on one arm (after -warm-in)")
+	flag.IntVar(&o.rounds, "rounds", 20, "rounds of each of tracing off and on, alternating, after one warm-up round of each that is not counted")
+	flag.IntVar(&o.blocks, "blocks", 4, "blocks of consecutive rounds, each giving one p99 ratio, for the spread")
 	flag.IntVar(&o.gomaxprocs, "gomaxprocs", 2, "GOMAXPROCS of both apps")
-	flag.DurationVar(&o.settle, "settle", 500*time.Millisecond, "pause after each round, so that one arm's leftover work falls less on the next")
+	flag.DurationVar(&o.warmIn, "warm-in", 6*time.Second, "load at the start of each round that is not counted, so that the collector's work behind the app has reached its steady state: at least the app's batch timeout (1 s) plus the ledger's flush_timeout (5 s in collector.yaml)")
+	flag.DurationVar(&o.settle, "settle", 1500*time.Millisecond, "pause after each round before the collector is waited for; longer than the app's batch timeout (1 s), so that its last spans have reached the collector")
 	flag.BoolVar(&o.outage, "outage", true, "also run a round with the collector killed for the middle third")
 	flag.DurationVar(&o.outageRound, "outage-round", 30*time.Second, "length of the outage round")
 	flag.StringVar(&o.docket, "docket", "bin/docket", "docket binary")
@@ -82,6 +94,7 @@ func main() {
 	flag.StringVar(&o.provider, "fakeprovider", "bin/fakeprovider", "fake provider binary")
 	flag.DurationVar(&o.timeout, "timeout", 10*time.Second, "time limit of one request; a request over it is an error")
 	flag.DurationVar(&o.drainDeadline, "drain", 3*time.Minute, "time the ledger may take to hold every call after a round")
+	flag.StringVar(&o.pprofDir, "pprof", "", "directory to write each app's CPU profile of the counted rounds to (cpu-on.pprof, cpu-off.pprof); empty: none")
 	flag.Parse()
 	if o.rate < 1 || o.rounds < 1 || o.blocks < 1 || o.blocks > o.rounds || o.gomaxprocs < 1 {
 		slog.Error("-rate, -rounds, -blocks and -gomaxprocs must be ≥ 1, -blocks ≤ -rounds")
@@ -96,6 +109,8 @@ func main() {
 // round is one round's result.
 type round struct {
 	sent, ok, failed int
+	// load is the requests sent, the uncounted warm-in included.
+	load int
 	p50, p99         time.Duration
 	// lat holds the answered requests' latencies, sorted.
 	lat        []time.Duration
@@ -143,6 +158,7 @@ func run(o options) error {
 	}
 	oo := o
 	oo.round = o.outageRound
+	oo.warmIn = 0
 	res, err := appRound(oo, provURL, col, true, func(elapsed time.Duration) {
 		switch {
 		case elapsed >= oo.round/3 && col.cmd != nil && !col.killed:
@@ -283,6 +299,7 @@ func startProvider(o options, dir string) (*exec.Cmd, string, error) {
 type app struct {
 	cmd    *exec.Cmd
 	url    string
+	pprof  string // the app's pprof address, when profiled
 	log    bytes.Buffer
 	client *http.Client
 }
@@ -294,6 +311,10 @@ func startApp(o options, provURL string, col *collector, tracing bool) (*app, er
 	a := &app{url: "http://" + addr + "/ask",
 		client: &http.Client{Timeout: o.timeout, Transport: &http.Transport{MaxIdleConnsPerHost: 256}}}
 	a.cmd = exec.Command(o.app, "-listen", addr, "-otlp-endpoint", col.otlp, "-provider-url", provURL, "-queue", "4096")
+	if o.pprofDir != "" {
+		a.pprof = freeAddr()
+		a.cmd.Args = append(a.cmd.Args, "-pprof", a.pprof)
+	}
 	a.cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(o.gomaxprocs))
 	if !tracing {
 		a.cmd.Env = append(a.cmd.Env, "OTEL_TRACES_SAMPLER=always_off")
@@ -311,6 +332,28 @@ func startApp(o options, provURL string, col *collector, tracing bool) (*app, er
 
 func (a *app) cpu() time.Duration { return procstat.CPU(a.cmd.Process.Pid) }
 
+// profile writes the app's CPU profile of the next d to path.
+func (a *app) profile(d time.Duration, path string) error {
+	url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", a.pprof, int(d.Seconds()))
+	resp, err := (&http.Client{Timeout: d + time.Minute}).Get(url)
+	if err != nil {
+		return fmt.Errorf("profile app: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("profile app: %s", resp.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("profile app: %w", err)
+	}
+	return f.Close()
+}
+
 // stop stops the app and returns its peak memory and its exit account of
 // spans not exported.
 func (a *app) stop() (peakRSSKiB, lost int64) {
@@ -326,6 +369,9 @@ type arm struct {
 	app     *app
 	rounds  []round
 	cpu     time.Duration
+	// colCPU is the collector's CPU time during this arm's rounds (and
+	// the settle after each): what competes with the app for the cores.
+	colCPU time.Duration
 }
 
 // steady measures the p99 and CPU ratios (see the package comment) and
@@ -346,21 +392,44 @@ func steady(o options, provURL string, col *collector) (round, error) {
 	// One round each warms the apps, the collector and the page cache.
 	for _, a := range arms {
 		drive(o, a.app, nil)
+		if err := quiesce(o, col); err != nil {
+			return round{}, err
+		}
 	}
 	cpu0 := [2]time.Duration{arms[0].app.cpu(), arms[1].app.cpu()}
+	var profiles sync.WaitGroup
+	if o.pprofDir != "" {
+		// Both profiles span the counted rounds, each arm's own rounds and
+		// the other's alike.
+		d := time.Duration(o.rounds) * 2 * (o.warmIn + o.round + o.settle)
+		for _, a := range arms {
+			profiles.Go(func() {
+				if err := a.app.profile(d, filepath.Join(o.pprofDir, "cpu-"+onOff(a.tracing)+".pprof")); err != nil {
+					slog.Error("profile", "err", err)
+				}
+			})
+		}
+	}
 	for r := range o.rounds {
 		order := arms
 		if r%2 == 1 {
 			order = [2]*arm{arms[1], arms[0]}
 		}
 		for _, a := range order {
+			c0 := procstat.CPU(col.cmd.Process.Pid)
 			a.rounds = append(a.rounds, drive(o, a.app, nil))
-			time.Sleep(o.settle)
+			if err := quiesce(o, col); err != nil {
+				return round{}, err
+			}
+			a.colCPU += procstat.CPU(col.cmd.Process.Pid) - c0
 		}
 	}
-	var total [2]round
 	for i, a := range arms {
 		a.cpu = a.app.cpu() - cpu0[i]
+	}
+	profiles.Wait()
+	var total [2]round
+	for i, a := range arms {
 		total[i] = pool(a.rounds)
 		total[i].peakRSSKiB, total[i].appLost = a.app.stop()
 	}
@@ -370,7 +439,7 @@ func steady(o options, provURL string, col *collector) (round, error) {
 	off, on := total[0], total[1]
 	for i, t := range total {
 		fmt.Printf("tracing %-3s  sent %d  ok %d  failed %d  p50 %s  p99 %s  app CPU %s per request  peak RSS %d KiB  app spans not exported %d\n",
-			onOff(arms[i].tracing), t.sent, t.ok, t.failed, t.p50, t.p99, arms[i].cpu/time.Duration(max(1, t.sent)), t.peakRSSKiB, t.appLost)
+			onOff(arms[i].tracing), t.sent, t.ok, t.failed, t.p50, t.p99, arms[i].cpu/time.Duration(max(1, t.load)), t.peakRSSKiB, t.appLost)
 	}
 	ratios := make([]float64, o.blocks)
 	for b := range o.blocks {
@@ -384,8 +453,10 @@ func steady(o options, provURL string, col *collector) (round, error) {
 		o.rounds/o.blocks, medianOf(ratios), ratios[0], ratios[len(ratios)-1], ratios)
 	fmt.Printf("p50 with tracing on / off: %s / %s\n", on.p50, off.p50)
 	fmt.Printf("app CPU per request with tracing on / off: %s / %s = %.3f\n",
-		arms[1].cpu/time.Duration(max(1, on.sent)), arms[0].cpu/time.Duration(max(1, off.sent)),
-		(float64(arms[1].cpu)/float64(max(1, on.sent)))/(float64(arms[0].cpu)/float64(max(1, off.sent))))
+		arms[1].cpu/time.Duration(max(1, on.load)), arms[0].cpu/time.Duration(max(1, off.load)),
+		(float64(arms[1].cpu)/float64(max(1, on.load)))/(float64(arms[0].cpu)/float64(max(1, off.load))))
+	fmt.Printf("collector CPU per request during tracing on / off rounds: %s / %s\n",
+		arms[1].colCPU/time.Duration(max(1, on.load)), arms[0].colCPU/time.Duration(max(1, off.load)))
 	return on, nil
 }
 
@@ -395,6 +466,7 @@ func pool(rs []round) round {
 	var p round
 	for _, r := range rs {
 		p.sent += r.sent
+		p.load += r.load
 		p.ok += r.ok
 		p.failed += r.failed
 		p.lat = append(p.lat, r.lat...)
@@ -416,6 +488,15 @@ func medianOf(sorted []float64) float64 {
 		return (sorted[len(sorted)/2-1] + sorted[len(sorted)/2]) / 2
 	}
 	return sorted[len(sorted)/2]
+}
+
+// quiesce waits after a round until the app's last spans have reached the
+// collector (settle) and the ledger has written what it received, so that
+// the collector's work behind one arm's round does not fall on the next
+// round, which may be the other arm's.
+func quiesce(o options, col *collector) error {
+	time.Sleep(o.settle)
+	return col.drain()
 }
 
 // loadavg is the machine's load average (1, 5 and 15 minutes).
@@ -447,9 +528,11 @@ func appRound(o options, provURL string, col *collector, tracing bool, tick func
 
 // drive sends requests on a fixed schedule, each in its own goroutine, and
 // times each from when it was due, so a stalled app is not hidden by sending
-// less (coordinated omission).
+// less (coordinated omission). The requests of the warm-in are sent but not
+// counted.
 func drive(o options, a *app, tick func(time.Duration)) round {
-	n := int(o.round.Seconds() * float64(o.rate))
+	uncounted := int(o.warmIn.Seconds() * float64(o.rate))
+	n := uncounted + int(o.round.Seconds()*float64(o.rate))
 	interval := time.Second / time.Duration(o.rate)
 	lat := make([]time.Duration, n)
 	failed := make([]bool, n)
@@ -475,8 +558,8 @@ func drive(o options, a *app, tick func(time.Duration)) round {
 		})
 	}
 	wg.Wait()
-	res := round{sent: n}
-	for i := range n {
+	res := round{sent: n - uncounted, load: n}
+	for i := uncounted; i < n; i++ {
 		if failed[i] {
 			res.failed++
 			continue

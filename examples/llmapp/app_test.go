@@ -517,3 +517,23 @@ func FuzzDecodeAsk(f *testing.F) {
 		}
 	})
 }
+
+// The profiles are served by their own handler, not the app's.
+func TestPprofOnlyOnItsOwnHandler(t *testing.T) {
+	e := newTestEnv(t, fakeprovider.Config{}, 1, nil)
+	prof := httptest.NewServer(pprofHandler())
+	t.Cleanup(prof.Close)
+	for _, c := range []struct {
+		base string
+		want int
+	}{{prof.URL, http.StatusOK}, {e.srv.URL, http.StatusNotFound}} {
+		resp, err := http.Get(c.base + "/debug/pprof/heap?debug=1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("GET %s/debug/pprof/heap: %d, want %d", c.base, resp.StatusCode, c.want)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"sync"
@@ -50,6 +51,7 @@ func run() error {
 		fakeFailureRate = flag.Float64("fake-failure-rate", 0, "built-in provider: fraction of calls answered 429/500/503")
 		fakeNoUsageRate = flag.Float64("fake-missing-usage-rate", 0, "built-in provider: fraction of responses without usage")
 		flushTimeout    = flag.Duration("flush-timeout", 60*time.Second, "time the SDK may take at exit to export the spans it still holds")
+		pprofListen     = flag.String("pprof", "", "address to serve Go's /debug/pprof on, to profile the instrumentation's cost; empty: off")
 		export          = defaultExport
 	)
 	flag.IntVar(&export.QueueSize, "span-queue", defaultExport.QueueSize, "spans the SDK's batch processor holds before -span-block applies")
@@ -103,6 +105,9 @@ func run() error {
 		wg.Go(func() { a.work(workerCtx) })
 	}
 
+	if *pprofListen != "" {
+		go servePprof(*pprofListen)
+	}
 	srv := &http.Server{Addr: *listen, Handler: a.handler(), ReadHeaderTimeout: 5 * time.Second}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.ListenAndServe() }()
@@ -181,6 +186,23 @@ func (t *tracing) shutdown(timeout time.Duration) {
 	if err := t.self.Shutdown(ctx); err != nil {
 		slog.Warn("the SDK's dropped-span count did not reach the collector", "err", err)
 	}
+}
+
+// servePprof serves the runtime's profiles on their own address, never on
+// the app's, where anyone who can ask a question could read them.
+func servePprof(addr string) {
+	srv := &http.Server{Addr: addr, Handler: pprofHandler(), ReadHeaderTimeout: 5 * time.Second}
+	if err := srv.ListenAndServe(); err != nil {
+		slog.Error("pprof server stopped", "err", err)
+	}
+}
+
+func pprofHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
 }
 
 // startFakeProvider serves the built-in OpenAI stand-in on a free loopback
