@@ -9,6 +9,12 @@
 //
 //	go run ./bench/knee -rates 400,800,1200,1600,2000,2400,3200
 //
+// An acknowledged call is durable in the ledger's persistent queue, not yet
+// in the ledger: after the steps the bench waits (-drain) until the ledger
+// has written every acknowledged call and reports how long that took: a
+// ledger that falls behind the steps shows as a long wait, its backlog
+// held in the queue.
+//
 // Where the data directory is on ext4 without a journal, runs interfere:
 // each ends by deleting the content files it wrote, and the kernel's inode
 // allocation then scans past recently freed inodes (recently_deleted in
@@ -21,8 +27,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,6 +61,7 @@ func main() {
 	warmup := flag.Duration("warmup", 8*time.Second, "unmeasured load at the first rate before the steps")
 	batch := flag.Int("batch", 10, "call spans per OTLP request")
 	bin := flag.String("docket", "bin/docket", "docket binary")
+	drain := flag.Duration("drain", 3*time.Minute, "longest wait, after the steps, for the ledger to write every acknowledged call (0: do not wait)")
 	flag.Parse()
 	var rs []int
 	for _, f := range strings.Split(*rates, ",") {
@@ -63,13 +72,13 @@ func main() {
 		}
 		rs = append(rs, r)
 	}
-	if err := run(*bin, rs, *step, *warmup, *batch); err != nil {
+	if err := run(*bin, rs, *step, *warmup, *batch, *drain); err != nil {
 		slog.Error("bench failed", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin string, rates []int, step, warmup time.Duration, batch int) error {
+func run(bin string, rates []int, step, warmup time.Duration, batch int, drain time.Duration) error {
 	dir, err := os.MkdirTemp("", "knee-")
 	if err != nil {
 		return err
@@ -97,16 +106,20 @@ func run(bin string, rates []int, step, warmup time.Duration, batch int) error {
 		return err
 	}
 	var seq atomic.Int64
+	began := time.Now()
+	acked := 0
 	fmt.Printf("batch %d calls per request, steps of %s after %s of warm-up, content on\n", batch, step, warmup)
 	// A collector just started is still opening its ledger and store:
 	// its first seconds would set the first step's p95.
 	if warmup > 0 {
-		stepAt(client, &seq, rates[0], warmup, batch)
+		_, _, failed, sent := stepAt(client, &seq, rates[0], warmup, batch)
+		acked += (sent - failed) * batch
 	}
 	knee := 0
 	for _, rate := range rates {
 		cpu0 := procstat.CPU(cmd.Process.Pid)
 		p50, p95, failed, sent := stepAt(client, &seq, rate, step, batch)
+		acked += (sent - failed) * batch
 		// The collector's CPU per call tells its cost apart from how much
 		// CPU a shared machine left it.
 		cpu := (procstat.CPU(cmd.Process.Pid) - cpu0) / time.Duration(sent*batch)
@@ -122,7 +135,57 @@ func run(bin string, rates []int, step, warmup time.Duration, batch int) error {
 	} else {
 		fmt.Printf("knee: p95 passes %s (or requests fail) at %d calls/s\n", kneeLatency, knee)
 	}
+	if drain > 0 {
+		reportDrain("http://127.0.0.1:"+metrics+"/metrics", acked, began, drain)
+	}
 	return nil
+}
+
+// reportDrain waits until the collector's completeness account says the
+// ledger has written acked calls, and prints how long after the last step
+// that was and the run's mean rate of acknowledged calls.
+func reportDrain(metricsURL string, acked int, began time.Time, limit time.Duration) {
+	stepsEnded := time.Now()
+	for {
+		written, err := writtenCalls(metricsURL)
+		if err == nil && written >= acked {
+			fmt.Printf("ledger: all %d acknowledged calls written %s after the last step (the run acknowledged %.0f calls/s on average)\n",
+				acked, time.Since(stepsEnded).Round(100*time.Millisecond), float64(acked)/time.Since(began).Seconds())
+			return
+		}
+		if time.Since(stepsEnded) > limit {
+			fmt.Printf("ledger: %d of %d acknowledged calls written %s after the last step (read error: %v)\n", written, acked, limit, err)
+			return
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// writtenCalls sums the completeness account's spans at stage written
+// over every tenant: each call span counts once, whatever was retried.
+func writtenCalls(metricsURL string) (int, error) {
+	resp, err := http.Get(metricsURL) //nolint:gosec // G107: the bench's own collector on loopback
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	total := 0.0
+	for _, line := range strings.Split(string(body), "\n") {
+		if !strings.HasPrefix(line, "otelcol_exporter_ledger_completeness_spans") || !strings.Contains(line, `stage="written"`) {
+			continue
+		}
+		f := strings.Fields(line)
+		v, perr := strconv.ParseFloat(f[len(f)-1], 64)
+		if perr != nil {
+			return 0, fmt.Errorf("metric line %q: %w", line, perr)
+		}
+		total += v
+	}
+	return int(total), nil
 }
 
 // stepAt sends rate calls per second for d and returns the latencies of
