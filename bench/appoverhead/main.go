@@ -34,7 +34,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -56,6 +55,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/docketlabs/docket/bench/internal/ledgermetrics"
 	"github.com/docketlabs/docket/bench/internal/procstat"
 	"github.com/docketlabs/docket/ledger/ledgerstore"
 	"github.com/docketlabs/docket/ledger/storage/chdb"
@@ -110,8 +110,8 @@ func main() {
 type round struct {
 	sent, ok, failed int
 	// load is the requests sent, the uncounted warm-in included.
-	load int
-	p50, p99         time.Duration
+	load     int
+	p50, p99 time.Duration
 	// lat holds the answered requests' latencies, sorted.
 	lat        []time.Duration
 	peakRSSKiB int64
@@ -242,43 +242,15 @@ func (c *collector) start() error {
 func (c *collector) drain() error {
 	deadline := time.Now().Add(c.o.drainDeadline)
 	for {
-		m, err := c.scrape()
-		if err == nil && m["queue"] == 0 && m["received"] <= m["written"] {
+		a, err := ledgermetrics.Scrape("http://" + c.metrics + "/metrics")
+		if err == nil && a.Queue == 0 && a.Received <= a.Written {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("ledger not drained within %s: %v (err %w); log in %s", c.o.drainDeadline, m, err, c.dir)
+			return fmt.Errorf("ledger not drained within %s: %+v (err %w); log in %s", c.o.drainDeadline, a, err, c.dir)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-}
-
-var (
-	stageLine = regexp.MustCompile(`^otelcol_exporter_ledger_completeness_spans(?:_total)?\{[^}]*stage="(received|written)"[^}]*\} (\S+)$`)
-	queueLine = regexp.MustCompile(`^otelcol_exporter_queue_size\{[^}]*exporter="ledger"[^}]*\} (\S+)$`)
-)
-
-// scrape reads the collector's account of call spans received and written
-// (summed over tenants) and the ledger queue's size.
-func (c *collector) scrape() (map[string]int64, error) {
-	resp, err := http.Get("http://" + c.metrics + "/metrics")
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	m := map[string]int64{"queue": -1}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		if g := stageLine.FindStringSubmatch(sc.Text()); g != nil {
-			n, _ := strconv.ParseFloat(g[2], 64)
-			m[g[1]] += int64(n)
-		} else if g := queueLine.FindStringSubmatch(sc.Text()); g != nil {
-			n, _ := strconv.ParseFloat(g[1], 64)
-			m["queue"] = int64(n)
-		}
-	}
-	return m, sc.Err()
 }
 
 func startProvider(o options, dir string) (*exec.Cmd, string, error) {

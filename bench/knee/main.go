@@ -27,10 +27,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,6 +46,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/docketlabs/docket/bench/internal/ledgermetrics"
 	"github.com/docketlabs/docket/bench/internal/procstat"
 	"github.com/docketlabs/docket/internal/conventions"
 )
@@ -147,45 +146,18 @@ func run(bin string, rates []int, step, warmup time.Duration, batch int, drain t
 func reportDrain(metricsURL string, acked int, began time.Time, limit time.Duration) {
 	stepsEnded := time.Now()
 	for {
-		written, err := writtenCalls(metricsURL)
-		if err == nil && written >= acked {
+		a, err := ledgermetrics.Scrape(metricsURL)
+		if err == nil && a.Written >= int64(acked) {
 			fmt.Printf("ledger: all %d acknowledged calls written %s after the last step (the run acknowledged %.0f calls/s on average)\n",
 				acked, time.Since(stepsEnded).Round(100*time.Millisecond), float64(acked)/time.Since(began).Seconds())
 			return
 		}
 		if time.Since(stepsEnded) > limit {
-			fmt.Printf("ledger: %d of %d acknowledged calls written %s after the last step (read error: %v)\n", written, acked, limit, err)
+			fmt.Printf("ledger: %d of %d acknowledged calls written %s after the last step (read error: %v)\n", a.Written, acked, limit, err)
 			return
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-}
-
-// writtenCalls sums the completeness account's spans at stage written
-// over every tenant: each call span counts once, whatever was retried.
-func writtenCalls(metricsURL string) (int, error) {
-	resp, err := http.Get(metricsURL)
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, err
-	}
-	total := 0.0
-	for _, line := range strings.Split(string(body), "\n") {
-		if !strings.HasPrefix(line, "otelcol_exporter_ledger_completeness_spans") || !strings.Contains(line, `stage="written"`) {
-			continue
-		}
-		f := strings.Fields(line)
-		v, perr := strconv.ParseFloat(f[len(f)-1], 64)
-		if perr != nil {
-			return 0, fmt.Errorf("metric line %q: %w", line, perr)
-		}
-		total += v
-	}
-	return int(total), nil
 }
 
 // stepAt sends rate calls per second for d and returns the latencies of
