@@ -129,6 +129,12 @@ type scanned struct {
 	torn bool
 }
 
+// writeSeal writes a seal record at off in f.
+func writeSeal(f *os.File, off, stamp int64) error {
+	_, err := f.WriteAt(appendRecord(nil, recSeal, "", stamp, nil), off)
+	return err
+}
+
 // sealLen is the size of a seal record.
 const sealLen = recHeaderLen
 
@@ -421,7 +427,7 @@ func (p *pack) seal(l *loaded, st *packStats) (bool, error) {
 	if err := l.f.Truncate(l.end); err != nil {
 		return false, fmt.Errorf("contentstore: cut torn segment tail: %w", err)
 	}
-	if _, err := l.f.WriteAt(appendRecord(nil, recSeal, "", time.Now().UnixNano(), nil), l.end); err != nil {
+	if err := writeSeal(l.f, l.end, time.Now().UnixNano()); err != nil {
 		return false, fmt.Errorf("contentstore: seal segment: %w", err)
 	}
 	if err := l.f.Sync(); err != nil {
@@ -457,29 +463,38 @@ func (p *pack) resume(lastSealed bool) error {
 	return nil
 }
 
-// apply updates the index with one record of segment seq. A tombstone
-// found in an unsealed segment erases its object again: the process may
-// have died between writing the tombstone and erasing.
+// apply updates the index with one record of segment seq read at open. A
+// tombstone found in an unsealed segment erases its object again: the
+// process may have died between writing the tombstone and erasing.
 func (p *pack) apply(seq uint64, r scanned, unsealed bool) {
-	switch r.kind {
+	if r.kind == recObject && r.torn {
+		return
+	}
+	if gone, ok := p.indexRecord(r.kind, r.key, seq, r.off, r.dataLen, r.stamp); ok && unsealed {
+		// Erasing is best effort here; the object is gone either way.
+		_ = erase(p.segs[gone.seg], gone.off, gone.size)
+	}
+}
+
+// indexRecord applies a record, at recOff in segment seg, to the index: an
+// object enters it, a tombstone takes its object out (returned, for the
+// caller to erase), a hold or a release sets its object's flag.
+func (p *pack) indexRecord(kind byte, key string, seg uint64, recOff, size, stamp int64) (gone packEntry, removed bool) {
+	switch kind {
 	case recObject:
-		if !r.torn {
-			p.index[r.key] = packEntry{seg: seq, off: r.off + recHeaderLen + int64(len(r.key)), size: r.dataLen, stamp: r.stamp}
-		}
+		p.index[key] = packEntry{seg: seg, off: recOff + recHeaderLen + int64(len(key)), size: size, stamp: stamp}
 	case recTombstone:
-		if e, ok := p.index[r.key]; ok {
-			delete(p.index, r.key)
-			if unsealed {
-				// Erasing is best effort here; the object is gone either way.
-				_ = erase(p.segs[e.seg], e.off, e.size)
-			}
+		if e, ok := p.index[key]; ok {
+			delete(p.index, key)
+			return e, true
 		}
 	case recHold, recRelease:
-		if e, ok := p.index[r.key]; ok {
-			e.held = r.kind == recHold
-			p.index[r.key] = e
+		if e, ok := p.index[key]; ok {
+			e.held = kind == recHold
+			p.index[key] = e
 		}
 	}
+	return packEntry{}, false
 }
 
 func (p *pack) lookup(key string) (packEntry, bool) {
@@ -552,20 +567,13 @@ func (p *pack) round(jobs []*packJob) {
 	var erased []packEntry
 	for _, pl := range out {
 		r := pl.rec
-		switch r.kind {
-		case recObject:
-			p.index[r.key] = packEntry{seg: seq, off: base + pl.off + recHeaderLen + int64(len(r.key)), size: int64(len(r.obj.data)), stamp: stamp}
+		var size int64
+		if r.obj != nil {
+			size = int64(len(r.obj.data))
 			r.obj.created = true
-		case recTombstone:
-			if e, ok := p.index[r.key]; ok {
-				delete(p.index, r.key)
-				erased = append(erased, e)
-			}
-		case recHold, recRelease:
-			if e, ok := p.index[r.key]; ok {
-				e.held = r.kind == recHold
-				p.index[r.key] = e
-			}
+		}
+		if gone, ok := p.indexRecord(r.kind, r.key, seq, base+pl.off, size, stamp); ok {
+			erased = append(erased, gone)
 		}
 	}
 	for _, e := range erased {
@@ -587,8 +595,7 @@ func (p *pack) write(buf []byte, stamp int64) (uint64, int64, error) {
 	var files []*os.File
 	var dirs []string
 	if p.active != nil && p.activeSize > 0 && p.activeSize+int64(len(buf)) > segmentBytes {
-		seal := appendRecord(nil, recSeal, "", stamp, nil)
-		if _, err := p.active.WriteAt(seal, p.activeSize); err != nil {
+		if err := writeSeal(p.active, p.activeSize, stamp); err != nil {
 			p.active = nil
 			return 0, 0, fmt.Errorf("contentstore: seal segment: %w", err)
 		}
@@ -708,8 +715,7 @@ func (p *pack) usage(fn func(key string, size int64)) {
 func (p *pack) close() {
 	p.rounds.Do(&packJob{}, func([]*packJob) {
 		if p.active != nil && p.activeSize > 0 {
-			seal := appendRecord(nil, recSeal, "", time.Now().UnixNano(), nil)
-			if _, err := p.active.WriteAt(seal, p.activeSize); err == nil && p.fsync {
+			if err := writeSeal(p.active, p.activeSize, time.Now().UnixNano()); err == nil && p.fsync {
 				_ = p.active.Sync()
 			}
 		}
