@@ -129,6 +129,9 @@ type scanned struct {
 	torn bool
 }
 
+// eraseBytes is erase, a variable so that tests can make it fail.
+var eraseBytes = erase
+
 // writeSeal writes a seal record at off in f.
 func writeSeal(f *os.File, off, stamp int64) error {
 	_, err := f.WriteAt(appendRecord(nil, recSeal, "", stamp, nil), off)
@@ -221,6 +224,9 @@ type packStats struct {
 	// torn counts objects of an unfinished round left out; cut the bytes
 	// after the last valid record of an unsealed segment.
 	torn, cut int64
+	// unerased counts deleted objects whose bytes an open could not erase
+	// again.
+	unerased int64
 	// corrupt names sealed segments with bytes that are not records.
 	corrupt []string
 }
@@ -311,7 +317,10 @@ func openPack(root string, fsync bool, sync func([]*os.File, []string) error, lo
 	st := cutTorn(segs)
 	for _, l := range segs {
 		for _, r := range l.recs {
-			p.apply(l.seq, r, !l.sealed)
+			if p.apply(l.seq, r, !l.sealed) != nil {
+				st.unerased++
+				l.unerased = true
+			}
 		}
 	}
 	lastSealed := false
@@ -330,6 +339,10 @@ func openPack(root string, fsync bool, sync func([]*os.File, []string) error, lo
 		logger.Warn("content store: a crash left a write unfinished; objects whose write had not completed are left out (no reference to them was handed out)",
 			zap.Int64("torn_objects", st.torn), zap.Int64("cut_bytes", st.cut))
 	}
+	if st.unerased > 0 {
+		logger.Error("content store: deleted objects whose bytes could not be erased after a crash; they stay unreadable through the store, and are erased again at the next open",
+			zap.Int64("objects", st.unerased))
+	}
 	if len(st.corrupt) > 0 {
 		logger.Error("content store: segments damaged after they were written; the objects after the damage cannot be read",
 			zap.Strings("segments", st.corrupt))
@@ -347,6 +360,9 @@ type loaded struct {
 	recs   []scanned
 	// end is where its last valid record ends; past it nothing is kept.
 	end int64
+	// unerased: a tombstone in it could not erase its object's bytes, so
+	// it stays unsealed, for the next open to apply its tombstones again.
+	unerased bool
 }
 
 // read opens and scans one segment. A segment not sealed was written when
@@ -427,13 +443,15 @@ func (p *pack) seal(l *loaded, st *packStats) (bool, error) {
 	if err := l.f.Truncate(l.end); err != nil {
 		return false, fmt.Errorf("contentstore: cut torn segment tail: %w", err)
 	}
-	if err := writeSeal(l.f, l.end, time.Now().UnixNano()); err != nil {
-		return false, fmt.Errorf("contentstore: seal segment: %w", err)
+	if !l.unerased {
+		if err := writeSeal(l.f, l.end, time.Now().UnixNano()); err != nil {
+			return false, fmt.Errorf("contentstore: seal segment: %w", err)
+		}
 	}
 	if err := l.f.Sync(); err != nil {
 		return false, fmt.Errorf("contentstore: seal segment: %w", err)
 	}
-	return true, nil
+	return !l.unerased, nil
 }
 
 // resume makes the last segment the active one again when it is sealed
@@ -466,14 +484,14 @@ func (p *pack) resume(lastSealed bool) error {
 // apply updates the index with one record of segment seq read at open. A
 // tombstone found in an unsealed segment erases its object again: the
 // process may have died between writing the tombstone and erasing.
-func (p *pack) apply(seq uint64, r scanned, unsealed bool) {
+func (p *pack) apply(seq uint64, r scanned, unsealed bool) error {
 	if r.kind == recObject && r.torn {
-		return
+		return nil
 	}
 	if gone, ok := p.indexRecord(r.kind, r.key, seq, r.off, r.dataLen, r.stamp); ok && unsealed {
-		// Erasing is best effort here; the object is gone either way.
-		_ = erase(p.segs[gone.seg], gone.off, gone.size)
+		return eraseBytes(p.segs[gone.seg], gone.off, gone.size)
 	}
+	return nil
 }
 
 // indexRecord applies a record, at recOff in segment seg, to the index: an
@@ -577,7 +595,7 @@ func (p *pack) round(jobs []*packJob) {
 		}
 	}
 	for _, e := range erased {
-		if err := erase(p.segs[e.seg], e.off, e.size); err != nil {
+		if err := eraseBytes(p.segs[e.seg], e.off, e.size); err != nil {
 			for _, j := range jobs {
 				j.err = cmp.Or(j.err, err)
 			}

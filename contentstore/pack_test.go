@@ -219,6 +219,40 @@ func TestPackedDeleteErasedAfterCrash(t *testing.T) {
 	}
 }
 
+// An open that cannot erase the bytes of an object whose tombstone a crash
+// left behind reports it and leaves the tombstone's segment unsealed, so
+// that the next open erases them; sealed, it would never be looked at
+// again and the deleted content would stay on disk.
+func TestPackedEraseFailingAtOpenIsRetried(t *testing.T) {
+	root, c := newDir(t)
+	st := mustOpen(t, c)
+	canary := []byte("canary-4471 my card ends 4242")
+	r := putPrompt(t, st, canary)
+	key := keyOf(t, st, "acme", "prompt", canary)
+	st.Close()
+	unseal(t, root, appendRecord(nil, recTombstone, key, time.Now().UnixNano(), nil))
+	eraseBytes = func(*os.File, int64, int64) error { return errors.New("injected I/O error") }
+	t.Cleanup(func() { eraseBytes = erase })
+	st = mustOpen(t, c)
+	if _, err := st.Get(ctx, r.Ref); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("object with a tombstone: %v", err)
+	}
+	putPrompt(t, st, []byte("written after the failed erase"))
+	st.Close()
+	if !bytes.Contains(rawSegments(t, root), canary) {
+		t.Fatal("the injected failure did not keep the bytes: the test shows nothing")
+	}
+	eraseBytes = erase
+	st = mustOpen(t, c)
+	defer st.Close()
+	if bytes.Contains(rawSegments(t, root), canary) {
+		t.Fatal("bytes of a deleted object whose erase failed at open were never erased")
+	}
+	if _, err := st.Get(ctx, r.Ref); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("object with a tombstone, second open: %v", err)
+	}
+}
+
 // A legal hold is a durable record: it blocks deletion across a reopen
 // until released, and the release is durable too.
 func TestPackedHoldSurvivesReopen(t *testing.T) {
