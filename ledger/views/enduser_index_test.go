@@ -213,7 +213,7 @@ func endUserPlanUses(t *testing.T, user, projection string) bool {
 	}
 	// The subquery alone: EXPLAIN of the whole query shows the plan of the
 	// outer read only (an IN subquery runs while planning).
-	start, end := strings.LastIndex(q, "SELECT trace_id FROM llm_calls"), strings.LastIndex(q, "GROUP BY trace_id")
+	start, end := strings.LastIndex(q, "SELECT trace_id, groupUniqArray(tenant) AS user_tenants FROM llm_calls"), strings.LastIndex(q, "ORDER BY max(start_time)")
 	if start < 0 || end < start {
 		t.Fatalf("views_search.sql no longer finds an end user's traces in one subquery:\n%s", q)
 	}

@@ -823,8 +823,8 @@ func TestPreciseLookupIndexes(t *testing.T) {
 	// The search resolves the response ID to its traces first (a
 	// subquery over llm_calls, run while planning, so its own use of
 	// idx_response_precise is not in this plan), then reads only those
-	// traces' kept calls through the primary key.
-	if !strings.Contains(plan.String(), "trace_id in 1-element set") {
+	// traces' kept calls through the primary key, tenant and trace.
+	if !strings.Contains(plan.String(), "(tenant, trace_id) in 1-element set") {
 		t.Errorf("the response ID search does not narrow the calls to the trace:\n%s", plan.String())
 	}
 }
