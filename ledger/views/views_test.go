@@ -790,7 +790,8 @@ func TestFormatCost(t *testing.T) {
 }
 
 // TestPreciseLookupIndexes: migration 0005 can run again without harm, and
-// the search reads only the traces holding the response ID.
+// the search reads only the traces holding the response ID, or the end
+// user's traces, by primary key.
 func TestPreciseLookupIndexes(t *testing.T) {
 	load(t)
 	ctx := context.Background()
@@ -807,24 +808,40 @@ func TestPreciseLookupIndexes(t *testing.T) {
 			t.Fatalf("statement %d again: %v", i+1, err)
 		}
 	}
-	sql, err := bind("views_search", Filter{Tenants: every}, searchParams(search{q: "chatcmpl-a1", userFrom: t0, userTo: t0.Add(time.Hour)}, 1))
+	// The search resolves the response ID or the end user to its traces
+	// first (subqueries over llm_calls, run while planning, so their own
+	// use of idx_response_precise or of the end-user projection is not in
+	// this plan), then reads only those traces' kept calls through the
+	// primary key, by tenant and trace: user-1 has calls in a trace of
+	// acme and one of globex.
+	for _, c := range []struct {
+		q, want string
+	}{
+		{"chatcmpl-a1", "(tenant, trace_id) in 1-element set"},
+		{"user-1", "(tenant, trace_id) in 2-element set"},
+	} {
+		if plan := searchPlan(t, search{q: c.q, userFrom: t0, userTo: t0.Add(72 * time.Hour)}); !strings.Contains(plan, c.want) {
+			t.Errorf("the search for %s does not narrow the calls to its traces:\n%s", c.q, plan)
+		}
+	}
+}
+
+// searchPlan is the engine's plan, with its index use, of views_search.sql
+// for s over every tenant.
+func searchPlan(t *testing.T, s search) string {
+	t.Helper()
+	sql, err := bind("views_search", Filter{Tenants: every}, searchParams(s, DefaultSearchLimit))
 	if err != nil {
 		t.Fatal(err)
 	}
 	query, settings, _ := strings.Cut(sql, "SETTINGS")
 	var plan strings.Builder
-	err = store.Engine().QueryJSON(ctx, "SELECT explain FROM (EXPLAIN indexes = 1 "+query+") SETTINGS"+settings, func(row []byte) error {
+	err = store.Engine().QueryJSON(context.Background(), "SELECT explain FROM (EXPLAIN indexes = 1 "+query+") SETTINGS"+settings, func(row []byte) error {
 		plan.Write(row)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The search resolves the response ID to its traces first (a
-	// subquery over llm_calls, run while planning, so its own use of
-	// idx_response_precise is not in this plan), then reads only those
-	// traces' kept calls through the primary key, tenant and trace.
-	if !strings.Contains(plan.String(), "(tenant, trace_id) in 1-element set") {
-		t.Errorf("the response ID search does not narrow the calls to the trace:\n%s", plan.String())
-	}
+	return plan.String()
 }
