@@ -92,23 +92,17 @@ func (r *Runner) record(ctx context.Context, runID string, at time.Time, actor, 
 }
 
 // Records returns the recorded replay results of a trace in store, in
-// tenants (every tenant when none is named), oldest first. It needs only
-// the ledger, not a runner. Naming the tenants makes each a primary-key
+// tenants (every tenant when none is named, or ""), oldest first. It needs
+// only the ledger, not a runner. Naming the tenants makes it a primary-key
 // read.
 func Records(ctx context.Context, store *ledgerstore.Store, traceID string, tenants ...string) ([]Record, error) {
-	if len(tenants) == 0 {
-		tenants = []string{""}
+	params := map[string]any{"trace_id": traceID}
+	if err := storage.BindTenants(params, len(tenants) == 0 || slices.Contains(tenants, ""), tenants); err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
 	}
-	var out []Record
-	for _, t := range tenants {
-		recs, err := storage.QueryRows[Record](ctx, store.Engine(), queries.MustGet("replay_results_by_trace"), map[string]any{"trace_id": traceID, "tenant": t})
-		if err != nil {
-			return nil, fmt.Errorf("replay: read results: %w", err)
-		}
-		out = append(out, recs...)
-	}
-	if len(tenants) > 1 {
-		slices.SortStableFunc(out, func(a, b Record) int { return a.At.Compare(b.At) })
+	out, err := storage.QueryRows[Record](ctx, store.Engine(), queries.MustGet("replay_results_by_trace"), params)
+	if err != nil {
+		return nil, fmt.Errorf("replay: read results: %w", err)
 	}
 	return out, nil
 }

@@ -208,11 +208,26 @@ func newEventID() string {
 // ActionView records that a person looked at a trace's ledger metadata.
 const ActionView = "view"
 
-// RecordView records that p looked at the evidence of traceID in tenant.
-// Metadata carries no content, so no reason is required, but every look
-// at a complaint is on record.
-func RecordView(ctx context.Context, l *ledgerstore.Store, p Principal, tenant, traceID string) error {
-	return record(ctx, l, p, ActionView, tenant, traceID, "")
+// View is one tenant's part of a look at a trace: who looked, in which
+// tenant.
+type View struct {
+	Principal Principal
+	Tenant    string
+}
+
+// RecordView records that each viewer looked at the evidence of traceID in
+// their tenant, all in one write: a trace that spans tenants is on record
+// in each of them, or the look fails. Metadata carries no content, so no
+// reason is required, but every look at a complaint is on record.
+func RecordView(ctx context.Context, l *ledgerstore.Store, traceID string, views ...View) error {
+	entries := make([]ledgerstore.AccessEntry, len(views))
+	for i, v := range views {
+		entries[i] = entry(v.Principal, ActionView, v.Tenant, traceID, "")
+	}
+	if err := l.InsertAccess(ctx, entries...); err != nil {
+		return fmt.Errorf("access: record %s: %w", ActionView, err)
+	}
+	return nil
 }
 
 // Changes to who holds a credential: on record like a reveal, once per
@@ -230,10 +245,14 @@ func RecordChange(ctx context.Context, l *ledgerstore.Store, p Principal, action
 }
 
 func record(ctx context.Context, l *ledgerstore.Store, p Principal, action, tenant, traceID, detail string) error {
-	e := ledgerstore.AccessEntry{EventID: newEventID(), At: time.Now().UTC(), Actor: p.User, Role: string(p.Role), Action: action,
-		Tenant: tenant, TraceID: traceID, Outcome: OutcomeAllowed, Detail: detail}
-	if err := l.InsertAccess(ctx, e); err != nil {
+	if err := l.InsertAccess(ctx, entry(p, action, tenant, traceID, detail)); err != nil {
 		return fmt.Errorf("access: record %s: %w", action, err)
 	}
 	return nil
+}
+
+// entry is an allowed action of p, now.
+func entry(p Principal, action, tenant, traceID, detail string) ledgerstore.AccessEntry {
+	return ledgerstore.AccessEntry{EventID: newEventID(), At: time.Now().UTC(), Actor: p.User, Role: string(p.Role), Action: action,
+		Tenant: tenant, TraceID: traceID, Outcome: OutcomeAllowed, Detail: detail}
 }

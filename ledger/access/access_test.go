@@ -3,6 +3,7 @@ package access
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -239,5 +240,41 @@ func TestRevealOfLogRecordContent(t *testing.T) {
 		if !want && !errors.Is(err, ErrDenied) {
 			t.Errorf("log record %d of a span not on record: %v, want denied", i, err)
 		}
+	}
+}
+
+// TestRecordViewInEveryTenantOrNone: a look at a trace that spans tenants
+// is on record in each of them, written together; entries written
+// together are all refused when one of them cannot be written.
+func TestRecordViewInEveryTenantOrNone(t *testing.T) {
+	ctx := context.Background()
+	trace := ledgertest.TraceID(t)
+	ana := Principal{User: "ana-views", Role: RoleAuditor, Tenants: []string{"acme", "globex"}}
+	if err := RecordView(ctx, ledgerStore, trace, View{Principal: ana, Tenant: "acme"}, View{Principal: ana, Tenant: "globex"}); err != nil {
+		t.Fatal(err)
+	}
+	log, err := ledgerStore.AccessLog(ctx, ledgerstore.AccessFilter{Actor: ana.User})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range log {
+		if e.Action != ActionView || e.TraceID != trace || e.Outcome != OutcomeAllowed {
+			t.Fatalf("recorded %+v", e)
+		}
+		got = append(got, e.Tenant)
+	}
+	if slices.Sort(got); !slices.Equal(got, []string{"acme", "globex"}) {
+		t.Fatalf("views on record in %v, want acme and globex", got)
+	}
+
+	valid := ledgerstore.AccessEntry{EventID: "y1", At: time.Now(), Actor: "bob-views", Action: ActionView, Tenant: "acme", TraceID: trace}
+	invalid := valid
+	invalid.EventID, invalid.TraceID = "y2", "nope"
+	if err := ledgerStore.InsertAccess(ctx, valid, invalid); err == nil {
+		t.Fatal("InsertAccess took a malformed entry")
+	}
+	if log, err := ledgerStore.AccessLog(ctx, ledgerstore.AccessFilter{Actor: valid.Actor}); err != nil || len(log) != 0 {
+		t.Fatalf("with a malformed entry beside it, the valid one was written: %+v %v", log, err)
 	}
 }

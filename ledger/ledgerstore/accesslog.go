@@ -61,19 +61,27 @@ func (e *AccessEntry) DropInvalid() {
 	}
 }
 
-// InsertAccess appends one access-log row. It is written synchronously: the
-// caller hands out nothing until this returns without error. An entry with
-// fields out of bounds is refused (see DropInvalid).
-func (s *Store) InsertAccess(ctx context.Context, e AccessEntry) error {
-	if !validAccessTrace(e.TraceID) || !validAccessText(e.Reason, MaxReasonLen) || !validAccessText(e.Ref, MaxRefLen) {
-		return errInvalidAccess
+// InsertAccess appends access-log rows in one statement: all of them or,
+// on an error, none. It is written synchronously: the caller hands out
+// nothing until this returns without error. An entry with fields out of
+// bounds is refused, and with it the others (see DropInvalid).
+func (s *Store) InsertAccess(ctx context.Context, entries ...AccessEntry) error {
+	var rows []byte
+	for _, e := range entries {
+		if !validAccessTrace(e.TraceID) || !validAccessText(e.Reason, MaxReasonLen) || !validAccessText(e.Ref, MaxRefLen) {
+			return errInvalidAccess
+		}
+		row, err := json.Marshal(e)
+		if err != nil {
+			return fmt.Errorf("ledger: encode access entry: %w", err)
+		}
+		rows = append(append(rows, row...), '\n')
 	}
-	row, err := json.Marshal(e)
-	if err != nil {
-		return fmt.Errorf("ledger: encode access entry: %w", err)
+	if len(rows) == 0 {
+		return nil
 	}
-	if err := s.eng.Insert(ctx, queries.MustGet("insert_access_log"), "JSONEachRow", row); err != nil {
-		return fmt.Errorf("ledger: insert access entry: %w", err)
+	if err := s.eng.Insert(ctx, queries.MustGet("insert_access_log"), "JSONEachRow", rows); err != nil {
+		return fmt.Errorf("ledger: insert %d access entries: %w", len(entries), err)
 	}
 	return nil
 }

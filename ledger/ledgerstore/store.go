@@ -401,9 +401,38 @@ func (s *Store) insertRows(ctx context.Context, name, format string, n int, data
 // zeroing megabytes per insert was a visible share of the exporter's CPU.
 var insertBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
-// CallsByTrace returns the calls of one trace in start order.
+// keptCall is a row of provider_call_rows: a call as one rewrite of its
+// trace kept it.
+type keptCall struct {
+	ledger.Call
+	Version   time.Time `json:"version"`
+	IsDeleted uint8     `json:"is_deleted"`
+}
+
+// CallsByTrace returns the calls of one trace in start order: in each
+// tenant, the rows of the trace's newest rewrite that are not tombstones,
+// so that an older rewrite landing after a newer one (two writers racing)
+// cannot show a key the newer one no longer has.
 func (s *Store) CallsByTrace(ctx context.Context, traceID string) ([]ledger.Call, error) {
-	return s.QueryCalls(ctx, "calls_by_trace", map[string]any{"trace_id": traceID})
+	var rows []keptCall
+	if err := s.query(ctx, "calls_by_trace", map[string]any{"trace_id": traceID}, storage.DecodeRows(&rows)); err != nil {
+		return nil, err
+	}
+	newest := map[string]time.Time{}
+	for _, r := range rows {
+		if r.Version.After(newest[r.Tenant]) {
+			newest[r.Tenant] = r.Version
+		}
+	}
+	var out []ledger.Call
+	for _, r := range rows {
+		// FINAL leaves out a key whose newest row is a tombstone; a
+		// tombstone that still comes through is not a call either.
+		if r.IsDeleted == 0 && r.Version.Equal(newest[r.Tenant]) {
+			out = append(out, r.Call)
+		}
+	}
+	return out, nil
 }
 
 // QueryCalls runs the named query of package queries, which selects whole

@@ -129,24 +129,27 @@ func (a *api) evidence(r *http.Request, s auth.Session) (int, any, error) {
 		ev.EvidenceSpans = []ledger.EvidenceSpan{}
 	}
 	tenants := traceTenants(calls, spans)
-	states := map[string]lifecycle.CallState{}
-	for _, t := range tenants {
-		p := s.Principal(t)
-		if !p.CanReveal() {
+	views := make([]access.View, len(tenants))
+	for i, t := range tenants {
+		views[i] = access.View{Principal: s.Principal(t), Tenant: t}
+		if !views[i].Principal.CanReveal() {
 			ev.CanReveal = false
 		}
-		if recordViewErr := access.RecordView(ctx, a.Ledger, p, t, id); recordViewErr != nil {
-			return 0, nil, recordViewErr
-		}
+	}
+	if err = access.RecordView(ctx, a.Ledger, id, views...); err != nil {
+		return 0, nil, err
+	}
+	states := map[string]lifecycle.CallState{}
+	for _, v := range views {
 		if a.Lifecycle == nil {
-			continue
+			break
 		}
-		list, callStatesErr := a.Lifecycle.CallStates(ctx, p, t, calls)
+		list, callStatesErr := a.Lifecycle.CallStates(ctx, v.Principal, v.Tenant, calls)
 		if callStatesErr != nil {
 			return 0, nil, callStatesErr
 		}
 		for _, st := range list {
-			states[t+"/"+st.SpanID] = st
+			states[v.Tenant+"/"+st.SpanID] = st
 		}
 	}
 	for _, c := range calls {
