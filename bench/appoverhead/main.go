@@ -9,7 +9,7 @@
 //     Both apps run for the whole measurement, warm, with the same
 //     GOMAXPROCS, and take the load in many short rounds, alternately
 //     (on-off, off-on, …), so that a change in the machine's load falls on
-//     both arms alike. The collector works behind the traced app (a batch
+//     every arm alike. The collector works behind the traced app (a batch
 //     every second from the app, an insert every flush_timeout), and shares
 //     the cores with it: each round therefore counts its requests only
 //     after a warm-in, once that work runs as under steady load, and the
@@ -17,9 +17,15 @@
 //     received, so that none of it falls on the untraced app's rounds.
 //     Each arm's p99 is over its rounds pooled; the ratio is also given per
 //     block of consecutive rounds (median and range), which shows how far
-//     the machine let it move, and beside it each arm's CPU time per
-//     request and the collector's during its rounds, which other processes
-//     disturb far less;
+//     the machine let it move, and as the median of the rounds' own p99s,
+//     which a stall from outside in a few rounds hardly moves; beside it
+//     each arm's CPU time per request, its threads' wait for a core (run
+//     delay) per request and the collector's CPU during its rounds, which
+//     other processes disturb far less. Further traced arms (-variant) take
+//     their turn in the same rounds, the order rotating: the app with other
+//     settings, or with a collector of its own in the scheduler's idle class
+//     (-idle-collector) or at nice 19, which models a collector that does
+//     not compete with the app for the cores, as on a host of its own;
 //   - the collector killed mid-load and restarted: the app's error rate and
 //     peak memory against the rounds where it stayed up, and the calls the
 //     app answered against the ledger's rows once the collector is back
@@ -30,7 +36,8 @@
 //
 //	go run ./bench/appoverhead -rate 150 -round 4s -rounds 20 -blocks 4 -gomaxprocs 2
 //
-// (about 10 minutes; -pprof DIR also writes both apps' CPU profiles).
+// (about 10 minutes, and 5 more per further arm; -pprof DIR also writes
+// every app's CPU profile).
 package main
 
 import (
@@ -49,10 +56,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -427,6 +434,8 @@ type arm struct {
 	app     *app
 	rounds  []round
 	cpu     time.Duration
+	// wait is the app's run delay: its threads' time waiting for a core.
+	wait time.Duration
 	// colCPU is the arm's collector's CPU time during its rounds (and the
 	// settle after each): what competes with the app for the cores.
 	colCPU time.Duration
@@ -473,9 +482,9 @@ func steady(o options, provURL, dir string, col *collector) (round, error) {
 			return round{}, err
 		}
 	}
-	cpu0 := make([]time.Duration, len(arms))
+	cpu0, wait0 := make([]time.Duration, len(arms)), make([]time.Duration, len(arms))
 	for i, a := range arms {
-		cpu0[i] = a.app.cpu()
+		cpu0[i], wait0[i] = a.app.cpu(), procstat.RunDelay(a.app.cmd.Process.Pid)
 	}
 	var profiles sync.WaitGroup
 	if o.pprofDir != "" {
@@ -503,7 +512,7 @@ func steady(o options, provURL, dir string, col *collector) (round, error) {
 		}
 	}
 	for i, a := range arms {
-		a.cpu = a.app.cpu() - cpu0[i]
+		a.cpu, a.wait = a.app.cpu()-cpu0[i], procstat.RunDelay(a.app.cmd.Process.Pid)-wait0[i]
 	}
 	profiles.Wait()
 	total := make([]round, len(arms))
@@ -520,6 +529,13 @@ func steady(o options, provURL, dir string, col *collector) (round, error) {
 	for i, t := range total {
 		fmt.Printf("tracing %-3s  sent %d  ok %d  failed %d  p50 %s  p99 %s  app CPU %s per request  peak RSS %d KiB  app spans not exported %d\n",
 			arms[i].name, t.sent, t.ok, t.failed, t.p50, t.p99, perRequest(i), t.peakRSSKiB, t.appLost)
+	}
+	for _, a := range arms {
+		p99s := make([]string, len(a.rounds))
+		for r, rd := range a.rounds {
+			p99s[r] = fmt.Sprintf("%.1f", float64(rd.p99)/float64(time.Millisecond))
+		}
+		fmt.Printf("rounds' p99 (ms), tracing %s: %s\n", a.name, strings.Join(p99s, " "))
 	}
 	off := total[0]
 	for i := 1; i < len(arms); i++ {
@@ -539,6 +555,8 @@ func steady(o options, provURL, dir string, col *collector) (round, error) {
 		fmt.Printf("p50 with tracing %s / off: %s / %s\n", arms[i].name, on.p50, off.p50)
 		fmt.Printf("app CPU per request with tracing %s / off: %s / %s = %.3f\n",
 			arms[i].name, perRequest(i), perRequest(0), float64(perRequest(i))/float64(max(1, perRequest(0))))
+		fmt.Printf("app's wait for a core per request with tracing %s / off: %s / %s\n", arms[i].name,
+			arms[i].wait/time.Duration(max(1, on.load)), arms[0].wait/time.Duration(max(1, off.load)))
 		fmt.Printf("collector CPU per request during tracing %s / off rounds: %s / %s\n",
 			arms[i].name, arms[i].colCPU/time.Duration(max(1, on.load)), arms[0].colCPU/time.Duration(max(1, off.load)))
 	}
