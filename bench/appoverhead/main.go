@@ -9,7 +9,7 @@
 //     Both apps run for the whole measurement, warm, with the same
 //     GOMAXPROCS, and take the load in many short rounds, alternately
 //     (on-off, off-on, …), so that a change in the machine's load falls on
-//     both arms alike. The collector works behind the traced app (a batch
+//     every arm alike. The collector works behind the traced app (a batch
 //     every second from the app, an insert every flush_timeout), and shares
 //     the cores with it: each round therefore counts its requests only
 //     after a warm-in, once that work runs as under steady load, and the
@@ -17,9 +17,15 @@
 //     received, so that none of it falls on the untraced app's rounds.
 //     Each arm's p99 is over its rounds pooled; the ratio is also given per
 //     block of consecutive rounds (median and range), which shows how far
-//     the machine let it move, and beside it each arm's CPU time per
-//     request and the collector's during its rounds, which other processes
-//     disturb far less;
+//     the machine let it move, and as the median of the rounds' own p99s,
+//     which a stall from outside in a few rounds hardly moves; beside it
+//     each arm's CPU time per request, its threads' wait for a core (run
+//     delay) per request and the collector's CPU during its rounds, which
+//     other processes disturb far less. Further traced arms (-variant) take
+//     their turn in the same rounds, the order rotating: the app with other
+//     settings, or with a collector of its own in the scheduler's idle class
+//     (-idle-collector) or at nice 19, which models a collector that does
+//     not compete with the app for the cores, as on a host of its own;
 //   - the collector killed mid-load and restarted: the app's error rate and
 //     peak memory against the rounds where it stayed up, and the calls the
 //     app answered against the ledger's rows once the collector is back
@@ -30,11 +36,13 @@
 //
 //	go run ./bench/appoverhead -rate 150 -round 4s -rounds 20 -blocks 4 -gomaxprocs 2
 //
-// (about 10 minutes; -pprof DIR also writes both apps' CPU profiles).
+// (about 10 minutes, and 5 more per further arm; -pprof DIR also writes
+// every app's CPU profile).
 package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -48,12 +56,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/docketlabs/docket/bench/internal/ledgermetrics"
 	"github.com/docketlabs/docket/bench/internal/procstat"
@@ -76,6 +87,49 @@ type options struct {
 	timeout       time.Duration
 	drainDeadline time.Duration
 	pprofDir      string
+	variants      []variant
+}
+
+// variant is a further traced arm: the app with other settings or binary,
+// or its own collector at a lower CPU priority, measured in the same
+// rounds as the others so that its ratio to the untraced app is comparable.
+type variant struct {
+	name string
+	// args and env are added to the app's; app replaces its binary.
+	args, env []string
+	app       string
+	// priority runs the arm's collector as the scheduler's "idle" class
+	// or at nice 19, to model a collector that does not compete with the
+	// app for the cores (as on a host of its own); empty shares the
+	// collector of the plain traced arm.
+	priority string
+}
+
+// parseVariant reads NAME:TOKEN…, each token -flag=value (an app flag),
+// KEY=VALUE (app environment), llmapp=PATH (the app's binary) or
+// collector=idle|nice (its own collector at that priority).
+func parseVariant(s string) (variant, error) {
+	name, spec, ok := strings.Cut(s, ":")
+	if !ok || name == "" {
+		return variant{}, fmt.Errorf("variant %q: want NAME:TOKEN…", s)
+	}
+	v := variant{name: name}
+	for _, tok := range strings.Fields(spec) {
+		key, val, _ := strings.Cut(tok, "=")
+		switch {
+		case strings.HasPrefix(tok, "-"):
+			v.args = append(v.args, tok)
+		case key == "llmapp":
+			v.app = val
+		case key == "collector" && (val == "idle" || val == "nice"):
+			v.priority = val
+		case key != "" && val != "":
+			v.env = append(v.env, tok)
+		default:
+			return variant{}, fmt.Errorf("variant %q: token %q is none of -flag=value, KEY=VALUE, llmapp=PATH, collector=idle|nice", s, tok)
+		}
+	}
+	return v, nil
 }
 
 func main() {
@@ -95,7 +149,16 @@ func main() {
 	flag.DurationVar(&o.timeout, "timeout", 10*time.Second, "time limit of one request; a request over it is an error")
 	flag.DurationVar(&o.drainDeadline, "drain", 3*time.Minute, "time the ledger may take to hold every call after a round")
 	flag.StringVar(&o.pprofDir, "pprof", "", "directory to write each app's CPU profile of the counted rounds to (cpu-on.pprof, cpu-off.pprof); empty: none")
+	idleCollector := flag.Bool("idle-collector", false, "also measure a traced arm whose collector runs in the scheduler's idle class, as a collector that does not compete with the app for the cores would (short for -variant 'on-idle-collector:collector=idle')")
+	flag.Func("variant", "a further traced arm, NAME:TOKEN… with tokens -flag=value (app flag), KEY=VALUE (app environment), llmapp=PATH (app binary), collector=idle|nice (its own collector at that CPU priority); repeatable", func(s string) error {
+		v, err := parseVariant(s)
+		o.variants = append(o.variants, v)
+		return err
+	})
 	flag.Parse()
+	if *idleCollector {
+		o.variants = append(o.variants, variant{name: "on-idle-collector", priority: "idle"})
+	}
 	if o.rate < 1 || o.rounds < 1 || o.blocks < 1 || o.blocks > o.rounds || o.gomaxprocs < 1 {
 		slog.Error("-rate, -rounds, -blocks and -gomaxprocs must be ≥ 1, -blocks ≤ -rounds")
 		os.Exit(2)
@@ -135,12 +198,12 @@ func run(o options) error {
 		return err
 	}
 	defer stop(prov)
-	col, err := startCollector(o, filepath.Join(dir, "steady"))
+	col, err := startCollector(o, filepath.Join(dir, "steady"), "")
 	if err != nil {
 		return err
 	}
 	fmt.Printf("load average at start: %s\n", loadavg())
-	on, err := steady(o, provURL, col)
+	on, err := steady(o, provURL, dir, col)
 	if err != nil {
 		stop(col.cmd)
 		return err
@@ -152,7 +215,7 @@ func run(o options) error {
 	}
 
 	odir := filepath.Join(dir, "outage")
-	col, err = startCollector(o, odir)
+	col, err = startCollector(o, odir, "")
 	if err != nil {
 		return err
 	}
@@ -195,24 +258,19 @@ func run(o options) error {
 	return nil
 }
 
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
-}
-
 // collector is a docket collector process on its own data directory.
 type collector struct {
-	o                 options
-	dir               string
-	otlp, metrics     string
+	o             options
+	dir           string
+	otlp, metrics string
+	// priority is the CPU priority it runs at (see variant).
+	priority          string
 	cmd               *exec.Cmd
 	killed, restarted bool
 }
 
-func startCollector(o options, dir string) (*collector, error) {
-	c := &collector{o: o, dir: dir, otlp: freeAddr(), metrics: freeAddr()}
+func startCollector(o options, dir, priority string) (*collector, error) {
+	c := &collector{o: o, dir: dir, otlp: freeAddr(), metrics: freeAddr(), priority: priority}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -229,7 +287,7 @@ func (c *collector) start() error {
 		return err
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
+	if err := startAtPriority(cmd, c.priority); err != nil {
 		return fmt.Errorf("start collector: %w", err)
 	}
 	c.cmd = cmd
@@ -251,6 +309,36 @@ func (c *collector) drain() error {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+}
+
+// startAtPriority starts cmd in the scheduler's idle class ("idle"), at
+// nice 19 ("nice") or as the bench runs (""). A child inherits both from
+// the thread that forks it: that thread is lowered and locked to its
+// goroutine, which exits without unlocking, so that the runtime ends the
+// thread rather than run other goroutines at the lowered priority.
+func startAtPriority(cmd *exec.Cmd, priority string) error {
+	if priority == "" {
+		return cmd.Start()
+	}
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		var err error
+		switch priority {
+		case "idle":
+			err = unix.SchedSetAttr(0, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_IDLE}, 0)
+		case "nice":
+			err = unix.Setpriority(unix.PRIO_PROCESS, 0, 19)
+		default:
+			err = fmt.Errorf("unknown priority %q", priority)
+		}
+		if err != nil {
+			errc <- fmt.Errorf("lower priority to %s: %w", priority, err)
+			return
+		}
+		errc <- cmd.Start()
+	}()
+	return <-errc
 }
 
 func startProvider(o options, dir string) (*exec.Cmd, string, error) {
@@ -277,20 +365,22 @@ type app struct {
 }
 
 // startApp starts the example app exporting to col, with tracing on or
-// off, and waits until it listens.
-func startApp(o options, provURL string, col *collector, tracing bool) (*app, error) {
+// off and the settings of v, and waits until it listens.
+func startApp(o options, provURL string, col *collector, tracing bool, v variant) (*app, error) {
 	addr := freeAddr()
 	a := &app{url: "http://" + addr + "/ask",
 		client: &http.Client{Timeout: o.timeout, Transport: &http.Transport{MaxIdleConnsPerHost: 256}}}
-	a.cmd = exec.Command(o.app, "-listen", addr, "-otlp-endpoint", col.otlp, "-provider-url", provURL, "-queue", "4096")
+	a.cmd = exec.Command(cmp.Or(v.app, o.app), "-listen", addr, "-otlp-endpoint", col.otlp, "-provider-url", provURL, "-queue", "4096")
 	if o.pprofDir != "" {
 		a.pprof = freeAddr()
 		a.cmd.Args = append(a.cmd.Args, "-pprof", a.pprof)
 	}
+	a.cmd.Args = append(a.cmd.Args, v.args...)
 	a.cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(o.gomaxprocs))
 	if !tracing {
 		a.cmd.Env = append(a.cmd.Env, "OTEL_TRACES_SAMPLER=always_off")
 	}
+	a.cmd.Env = append(a.cmd.Env, v.env...)
 	a.cmd.Stdout, a.cmd.Stderr = &a.log, &a.log
 	if err := a.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start app: %w", err)
@@ -337,99 +427,140 @@ func (a *app) stop() (peakRSSKiB, lost int64) {
 
 // arm is one side of the steady measurement: one app and its rounds.
 type arm struct {
+	name    string
 	tracing bool
+	v       variant
+	col     *collector
 	app     *app
 	rounds  []round
 	cpu     time.Duration
-	// colCPU is the collector's CPU time during this arm's rounds (and
-	// the settle after each): what competes with the app for the cores.
+	// wait is the app's run delay: its threads' time waiting for a core.
+	wait time.Duration
+	// colCPU is the arm's collector's CPU time during its rounds (and the
+	// settle after each): what competes with the app for the cores.
 	colCPU time.Duration
 }
 
 // steady measures the p99 and CPU ratios (see the package comment) and
-// returns the tracing arm's totals, the baseline of the outage round.
-func steady(o options, provURL string, col *collector) (round, error) {
-	arms := [2]*arm{{tracing: false}, {tracing: true}}
+// returns the plain tracing arm's totals, the baseline of the outage
+// round. Variants with a collector of their own get one in dir.
+func steady(o options, provURL, dir string, col *collector) (round, error) {
+	arms := []*arm{{name: "off", col: col}, {name: "on", tracing: true, col: col}}
+	cols := []*collector{col}
+	defer func() {
+		for _, a := range arms {
+			if a.app != nil && a.app.cmd.ProcessState == nil {
+				a.app.stop()
+			}
+		}
+		for _, c := range cols[1:] {
+			stop(c.cmd)
+		}
+	}()
+	for _, v := range o.variants {
+		a := &arm{name: v.name, tracing: true, v: v, col: col}
+		if v.priority != "" {
+			c, err := startCollector(o, filepath.Join(dir, "steady-"+v.name), v.priority)
+			if err != nil {
+				return round{}, err
+			}
+			a.col = c
+			cols = append(cols, c)
+		}
+		arms = append(arms, a)
+	}
 	for _, a := range arms {
 		var err error
-		if a.app, err = startApp(o, provURL, col, a.tracing); err != nil {
-			for _, b := range arms {
-				if b.app != nil {
-					b.app.stop()
-				}
-			}
+		if a.app, err = startApp(o, provURL, a.col, a.tracing, a.v); err != nil {
 			return round{}, err
 		}
 	}
-	// One round each warms the apps, the collector and the page cache.
+	// One round each warms the apps, the collectors and the page cache.
 	for _, a := range arms {
 		drive(o, a.app, nil)
-		if err := quiesce(o, col); err != nil {
+		if err := quiesce(o, cols); err != nil {
 			return round{}, err
 		}
 	}
-	cpu0 := [2]time.Duration{arms[0].app.cpu(), arms[1].app.cpu()}
+	cpu0, wait0 := make([]time.Duration, len(arms)), make([]time.Duration, len(arms))
+	for i, a := range arms {
+		cpu0[i], wait0[i] = a.app.cpu(), procstat.RunDelay(a.app.cmd.Process.Pid)
+	}
 	var profiles sync.WaitGroup
 	if o.pprofDir != "" {
-		// Both profiles span the counted rounds, each arm's own rounds and
-		// the other's alike.
-		d := time.Duration(o.rounds) * 2 * (o.warmIn + o.round + o.settle)
+		// Every profile spans the counted rounds, the arm's own and the
+		// others' alike.
+		d := time.Duration(o.rounds*len(arms)) * (o.warmIn + o.round + o.settle)
 		for _, a := range arms {
 			profiles.Go(func() {
-				if err := a.app.profile(d, filepath.Join(o.pprofDir, "cpu-"+onOff(a.tracing)+".pprof")); err != nil {
+				if err := a.app.profile(d, filepath.Join(o.pprofDir, "cpu-"+a.name+".pprof")); err != nil {
 					slog.Error("profile", "err", err)
 				}
 			})
 		}
 	}
 	for r := range o.rounds {
-		order := arms
-		if r%2 == 1 {
-			order = [2]*arm{arms[1], arms[0]}
-		}
-		for _, a := range order {
-			c0 := procstat.CPU(col.cmd.Process.Pid)
+		// Each arm takes each place in the order equally often.
+		for i := range arms {
+			a := arms[(i+r)%len(arms)]
+			c0 := procstat.CPU(a.col.cmd.Process.Pid)
 			a.rounds = append(a.rounds, drive(o, a.app, nil))
-			if err := quiesce(o, col); err != nil {
+			if err := quiesce(o, cols); err != nil {
 				return round{}, err
 			}
-			a.colCPU += procstat.CPU(col.cmd.Process.Pid) - c0
+			a.colCPU += procstat.CPU(a.col.cmd.Process.Pid) - c0
 		}
 	}
 	for i, a := range arms {
-		a.cpu = a.app.cpu() - cpu0[i]
+		a.cpu, a.wait = a.app.cpu()-cpu0[i], procstat.RunDelay(a.app.cmd.Process.Pid)-wait0[i]
 	}
 	profiles.Wait()
-	var total [2]round
+	total := make([]round, len(arms))
 	for i, a := range arms {
 		total[i] = pool(a.rounds)
 		total[i].peakRSSKiB, total[i].appLost = a.app.stop()
 	}
-	if err := col.drain(); err != nil {
-		return round{}, err
+	for _, c := range cols {
+		if err := c.drain(); err != nil {
+			return round{}, err
+		}
 	}
-	off, on := total[0], total[1]
+	perRequest := func(i int) time.Duration { return arms[i].cpu / time.Duration(max(1, total[i].load)) }
 	for i, t := range total {
 		fmt.Printf("tracing %-3s  sent %d  ok %d  failed %d  p50 %s  p99 %s  app CPU %s per request  peak RSS %d KiB  app spans not exported %d\n",
-			onOff(arms[i].tracing), t.sent, t.ok, t.failed, t.p50, t.p99, arms[i].cpu/time.Duration(max(1, t.load)), t.peakRSSKiB, t.appLost)
+			arms[i].name, t.sent, t.ok, t.failed, t.p50, t.p99, perRequest(i), t.peakRSSKiB, t.appLost)
 	}
-	ratios := make([]float64, o.blocks)
-	for b := range o.blocks {
-		from, to := b*o.rounds/o.blocks, (b+1)*o.rounds/o.blocks
-		ratios[b] = float64(pool(arms[1].rounds[from:to]).p99) / float64(max(1, pool(arms[0].rounds[from:to]).p99))
+	for _, a := range arms {
+		p99s := make([]string, len(a.rounds))
+		for r, rd := range a.rounds {
+			p99s[r] = fmt.Sprintf("%.1f", float64(rd.p99)/float64(time.Millisecond))
+		}
+		fmt.Printf("rounds' p99 (ms), tracing %s: %s\n", a.name, strings.Join(p99s, " "))
 	}
-	slices.Sort(ratios)
-	fmt.Printf("\np99 with tracing on / off (%d alternating %s rounds each at %d req/s, pooled, GOMAXPROCS=%d): %s / %s = %.3f (target ≤ 1.05)\n",
-		o.rounds, o.round, o.rate, o.gomaxprocs, on.p99, off.p99, float64(on.p99)/float64(max(1, off.p99)))
-	fmt.Printf("p99 ratio per block of %d rounds: median %.3f, range %.3f–%.3f; all %.3f\n",
-		o.rounds/o.blocks, medianOf(ratios), ratios[0], ratios[len(ratios)-1], ratios)
-	fmt.Printf("p50 with tracing on / off: %s / %s\n", on.p50, off.p50)
-	fmt.Printf("app CPU per request with tracing on / off: %s / %s = %.3f\n",
-		arms[1].cpu/time.Duration(max(1, on.load)), arms[0].cpu/time.Duration(max(1, off.load)),
-		(float64(arms[1].cpu)/float64(max(1, on.load)))/(float64(arms[0].cpu)/float64(max(1, off.load))))
-	fmt.Printf("collector CPU per request during tracing on / off rounds: %s / %s\n",
-		arms[1].colCPU/time.Duration(max(1, on.load)), arms[0].colCPU/time.Duration(max(1, off.load)))
-	return on, nil
+	off := total[0]
+	for i := 1; i < len(arms); i++ {
+		on := total[i]
+		ratios := make([]float64, o.blocks)
+		for b := range o.blocks {
+			from, to := b*o.rounds/o.blocks, (b+1)*o.rounds/o.blocks
+			ratios[b] = float64(pool(arms[i].rounds[from:to]).p99) / float64(max(1, pool(arms[0].rounds[from:to]).p99))
+		}
+		slices.Sort(ratios)
+		fmt.Printf("\np99 with tracing %s / off (%d rotating %s rounds each at %d req/s, pooled, GOMAXPROCS=%d): %s / %s = %.3f (target ≤ 1.05)\n",
+			arms[i].name, o.rounds, o.round, o.rate, o.gomaxprocs, on.p99, off.p99, float64(on.p99)/float64(max(1, off.p99)))
+		fmt.Printf("p99 ratio per block of %d rounds: median %.3f, range %.3f–%.3f; all %.3f\n",
+			o.rounds/o.blocks, medianOf(ratios), ratios[0], ratios[len(ratios)-1], ratios)
+		fmt.Printf("median of the rounds' p99 with tracing %s / off: %s / %s = %.3f\n", arms[i].name,
+			medianP99(arms[i].rounds), medianP99(arms[0].rounds), float64(medianP99(arms[i].rounds))/float64(max(1, medianP99(arms[0].rounds))))
+		fmt.Printf("p50 with tracing %s / off: %s / %s\n", arms[i].name, on.p50, off.p50)
+		fmt.Printf("app CPU per request with tracing %s / off: %s / %s = %.3f\n",
+			arms[i].name, perRequest(i), perRequest(0), float64(perRequest(i))/float64(max(1, perRequest(0))))
+		fmt.Printf("app's wait for a core per request with tracing %s / off: %s / %s\n", arms[i].name,
+			arms[i].wait/time.Duration(max(1, on.load)), arms[0].wait/time.Duration(max(1, off.load)))
+		fmt.Printf("collector CPU per request during tracing %s / off rounds: %s / %s\n",
+			arms[i].name, arms[i].colCPU/time.Duration(max(1, on.load)), arms[0].colCPU/time.Duration(max(1, off.load)))
+	}
+	return total[1], nil
 }
 
 // pool is the rounds as one: their counts summed, percentiles over all
@@ -455,6 +586,17 @@ func percentiles(sorted []time.Duration) (p50, p99 time.Duration) {
 	return sorted[len(sorted)/2], sorted[min(len(sorted)-1, len(sorted)*99/100)]
 }
 
+// medianP99 is the median of the rounds' own p99s: a stall from outside
+// that lands in a few rounds moves the pooled p99 but hardly this.
+func medianP99(rs []round) time.Duration {
+	p := make([]float64, len(rs))
+	for i, r := range rs {
+		p[i] = float64(r.p99)
+	}
+	slices.Sort(p)
+	return time.Duration(medianOf(p))
+}
+
 func medianOf(sorted []float64) float64 {
 	if len(sorted)%2 == 0 {
 		return (sorted[len(sorted)/2-1] + sorted[len(sorted)/2]) / 2
@@ -466,9 +608,14 @@ func medianOf(sorted []float64) float64 {
 // collector (settle) and the ledger has written what it received, so that
 // the collector's work behind one arm's round does not fall on the next
 // round, which may be the other arm's.
-func quiesce(o options, col *collector) error {
+func quiesce(o options, cols []*collector) error {
 	time.Sleep(o.settle)
-	return col.drain()
+	for _, c := range cols {
+		if err := c.drain(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // loadavg is the machine's load average (1, 5 and 15 minutes).
@@ -484,7 +631,7 @@ func loadavg() string {
 // (tick, when set, is called as the round goes on), stops the app and reads
 // its account, then waits for the ledger to write every call it received.
 func appRound(o options, provURL string, col *collector, tracing bool, tick func(time.Duration)) (round, error) {
-	a, err := startApp(o, provURL, col, tracing)
+	a, err := startApp(o, provURL, col, tracing, variant{})
 	if err != nil {
 		return round{}, err
 	}

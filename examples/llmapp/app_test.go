@@ -416,6 +416,29 @@ func TestContentCaptureOff(t *testing.T) {
 	}
 }
 
+// TestUnsampledQuestionBuildsNoContent: a span the sampler left out drops
+// its attributes, so the app must not spend the content's JSON on it; an
+// untraced app that did would make tracing look cheaper than it is.
+func TestUnsampledQuestionBuildsNoContent(t *testing.T) {
+	allocs := func(capture bool) float64 {
+		env := newTestEnv(t, fakeprovider.Config{}, 0, func(c *appConfig) {
+			c.CaptureContent = capture
+			c.TracerProvider = sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.NeverSample()))
+		})
+		j := job{ask: askRequest{User: "user0007@example.com", Question: "How do I reset my password?"}, endUser: "u7"}
+		return testing.AllocsPerRun(200, func() {
+			if _, err := env.app.answer(context.Background(), j); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	off, on := allocs(false), allocs(true)
+	t.Logf("allocations per unsampled question, content capture off / on: %.1f / %.1f", off, on)
+	if on > off+1 {
+		t.Errorf("an unsampled question allocates %.1f times with content capture on, %.1f with it off: the content is built for nothing", on, off)
+	}
+}
+
 func TestRejectedAsks(t *testing.T) {
 	env := newTestEnv(t, fakeprovider.Config{}, 1, nil)
 	secret := "s3cr3t-value"

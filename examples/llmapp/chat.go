@@ -156,6 +156,9 @@ func (c *chatClient) complete(ctx context.Context, p chatParams) (chatResult, er
 			semconv.EnduserPseudoID(p.EndUser),
 		))
 	defer span.End()
+	// An unsampled span drops its attributes: building the content's JSON
+	// for it would cost an untraced app CPU for nothing.
+	capture := c.captureContent && span.IsRecording()
 
 	req := chatRequest{
 		Model: p.Model,
@@ -168,7 +171,7 @@ func (c *chatClient) complete(ctx context.Context, p chatParams) (chatResult, er
 		MaxCompletionTokens: p.MaxTokens,
 		Seed:                p.Seed,
 	}
-	if c.captureContent {
+	if capture {
 		span.SetAttributes(
 			semconv.GenAISystemInstructionsKey.String(mustJSON([]textPart{{Type: "text", Content: p.Instructions}})),
 			semconv.GenAIInputMessagesKey.String(mustJSON([]inputMessage{{Role: "user", Parts: []textPart{{Type: "text", Content: p.Prompt}}}})),
@@ -183,14 +186,8 @@ func (c *chatClient) complete(ctx context.Context, p chatParams) (chatResult, er
 	}
 
 	finishReasons := make([]string, len(resp.Choices))
-	outputs := make([]outputMessage, len(resp.Choices))
 	for i, ch := range resp.Choices {
 		finishReasons[i] = ch.FinishReason
-		outputs[i] = outputMessage{
-			Role:         "assistant",
-			Parts:        []textPart{{Type: "text", Content: ch.Message.Content}},
-			FinishReason: ch.FinishReason,
-		}
 	}
 	span.SetAttributes(
 		semconv.GenAIResponseID(resp.ID),
@@ -200,10 +197,23 @@ func (c *chatClient) complete(ctx context.Context, p chatParams) (chatResult, er
 		semconv.OpenAIResponseSystemFingerprint(resp.SystemFingerprint),
 	)
 	span.SetAttributes(usageAttributes(resp)...)
-	if c.captureContent {
-		span.SetAttributes(semconv.GenAIOutputMessagesKey.String(mustJSON(outputs)))
+	if capture {
+		span.SetAttributes(semconv.GenAIOutputMessagesKey.String(mustJSON(outputMessages(resp))))
 	}
 	return chatResult{Text: resp.Choices[0].Message.Content, ResponseID: resp.ID, ResponseModel: resp.Model}, nil
+}
+
+// outputMessages is the response's choices as the conventions' content.
+func outputMessages(resp *chatResponse) []outputMessage {
+	outputs := make([]outputMessage, len(resp.Choices))
+	for i, ch := range resp.Choices {
+		outputs[i] = outputMessage{
+			Role:         "assistant",
+			Parts:        []textPart{{Type: "text", Content: ch.Message.Content}},
+			FinishReason: ch.FinishReason,
+		}
+	}
+	return outputs
 }
 
 // usageAttributes records what the provider reported, and nothing it did not.

@@ -56,10 +56,11 @@ func run() error {
 	)
 	flag.IntVar(&export.QueueSize, "span-queue", defaultExport.QueueSize, "spans the SDK's batch processor holds before -span-block applies")
 	flag.IntVar(&export.BatchSize, "span-batch", defaultExport.BatchSize, "spans per OTLP export request")
+	flag.DurationVar(&export.BatchTimeout, "span-batch-timeout", defaultExport.BatchTimeout, "longest a span waits in the SDK's batch processor before its batch is exported")
 	flag.BoolVar(&export.Block, "span-block", defaultExport.Block, "when the span queue is full, wait for room instead of dropping (the SDK default drops)")
 	flag.Parse()
-	if *workers < 1 || *queueSize < 0 || *customers < 0 || *jobTimeout <= 0 || *flushTimeout <= 0 || export.QueueSize < 1 || export.BatchSize < 1 || export.BatchSize > export.QueueSize {
-		return errors.New("-workers must be ≥ 1, -queue and -customers ≥ 0, -job-timeout and -flush-timeout > 0, 1 ≤ -span-batch ≤ -span-queue")
+	if *workers < 1 || *queueSize < 0 || *customers < 0 || *jobTimeout <= 0 || *flushTimeout <= 0 || export.BatchTimeout <= 0 || export.QueueSize < 1 || export.BatchSize < 1 || export.BatchSize > export.QueueSize {
+		return errors.New("-workers must be ≥ 1, -queue and -customers ≥ 0, -job-timeout, -flush-timeout and -span-batch-timeout > 0, 1 ≤ -span-batch ≤ -span-queue")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -91,7 +91,9 @@ func (kb *knowledgeBase) search(ctx context.Context, query string, k int) ([]ret
 		return 0
 	})
 	hits = hits[:min(k, len(hits))]
-	span.SetAttributes(semconv.GenAIRetrievalDocumentsKey.String(mustJSON(hits)))
+	if span.IsRecording() { // an unsampled span would drop the JSON
+		span.SetAttributes(semconv.GenAIRetrievalDocumentsKey.String(mustJSON(hits)))
+	}
 	return hits, nil
 }
 

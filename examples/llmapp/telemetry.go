@@ -30,6 +30,8 @@ type exportConfig struct {
 	QueueSize int
 	// BatchSize is the spans per OTLP export request.
 	BatchSize int
+	// BatchTimeout is the longest a span waits for its batch to be sent.
+	BatchTimeout time.Duration
 	// Block makes span.End wait for queue room instead of dropping.
 	Block bool
 	// ExportTimeout bounds one batch's export, retries included; a batch
@@ -40,7 +42,7 @@ type exportConfig struct {
 	ExportTimeout time.Duration
 }
 
-var defaultExport = exportConfig{QueueSize: 32768, BatchSize: 2048, Block: true, ExportTimeout: time.Minute}
+var defaultExport = exportConfig{QueueSize: 32768, BatchSize: 2048, BatchTimeout: time.Second, Block: true, ExportTimeout: time.Minute}
 
 // exporterOptions retry a failed export until ExportTimeout, at most 5 s
 // apart so that a collector back from an outage is found soon.
@@ -56,7 +58,7 @@ func (cfg exportConfig) spanProcessorOptions() []sdktrace.BatchSpanProcessorOpti
 	opts := []sdktrace.BatchSpanProcessorOption{
 		sdktrace.WithMaxQueueSize(cfg.QueueSize),
 		sdktrace.WithMaxExportBatchSize(cfg.BatchSize),
-		sdktrace.WithBatchTimeout(time.Second),
+		sdktrace.WithBatchTimeout(cfg.BatchTimeout),
 		sdktrace.WithExportTimeout(cfg.ExportTimeout),
 	}
 	if cfg.Block {

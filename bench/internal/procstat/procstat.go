@@ -32,3 +32,28 @@ func CPU(pid int) time.Duration {
 	st, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(u+st) * time.Second / clockTicks
 }
+
+// RunDelay is the time the process's threads have spent runnable but
+// waiting for a CPU (the scheduler's run delay, summed over its live
+// threads): what other work on the cores costs it, which the process's own
+// CPU time does not show.
+func RunDelay(pid int) time.Duration {
+	dir := fmt.Sprintf("/proc/%d/task", pid)
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	var sum time.Duration
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + "/" + t.Name() + "/schedstat")
+		if err != nil {
+			continue // the thread has exited
+		}
+		// on-CPU time, run delay (both in ns), timeslices
+		if f := strings.Fields(string(b)); len(f) >= 2 {
+			ns, _ := strconv.ParseInt(f[1], 10, 64)
+			sum += time.Duration(ns)
+		}
+	}
+	return sum
+}
