@@ -1,26 +1,20 @@
--- Removes ledger rows of one tenant past ledger retention unless a legal
--- hold covers them. A hold covers a call, and a call can be several spans
--- of which only one carries the end user (two instrumentations of one
--- request: provider_calls, migration 0008); so a row is kept while a hold
--- covers any call row of its trace, the rule evidence spans follow too.
--- Mutations cannot call the parameterized view call_lifecycle, so its hold
--- match is spelled out here; holds are read when the delete runs, so a
--- hold created a moment earlier still counts. Rows go by key, judged as
--- FINAL shows them: a later version under the same key (a conflict, never
--- shown) must neither decide nor be left to surface when the recorded row
--- goes.
+-- Removes the llm_calls rows of one tenant under the given keys (a JSON
+-- array of [trace_id, span_id]), those lifecycle_expiring_call_keys.sql found past ledger
+-- retention and not held. Two statements, not one: the engine evaluates a
+-- DELETE's subquery again for each part it rewrites, so a subquery judging
+-- keys "as FINAL shows them" saw, in a later partition's part, a key whose
+-- recorded row an earlier part had just lost, and a later version under
+-- that key (a conflict, never shown) surfaced in its place.
 DELETE FROM llm_calls
 WHERE tenant = {tenant:String}
   AND (trace_id, span_id) IN
   (
-      SELECT trace_id, span_id FROM llm_calls FINAL
-      WHERE tenant = {tenant:String}
-        AND start_time < {cutoff:DateTime64}
-        AND trace_id NOT IN
-        (
-            SELECT trace_id FROM llm_calls FINAL
-            WHERE tenant = {tenant:String}
-              AND arrayExists(s -> (s.1 = '' OR s.1 = end_user_ref) AND (s.2 = '' OR s.2 = trace_id) AND start_time >= s.3 AND start_time < s.4,
-                  (SELECT groupArray((end_user_ref, trace_id, from_time, to_time)) FROM active_legal_holds WHERE tenant = {tenant:String}))
-        )
+      SELECT tupleElement(k, 1), tupleElement(k, 2)
+      FROM (SELECT arrayJoin(JSONExtract({keys:String}, 'Array(Tuple(String, String))')) AS k)
   )
+  -- A hold on the trace created since the keys were read still keeps
+  -- them. One naming an end user, created in that moment, does not: the
+  -- row's own end user cannot decide, as a conflicting later version
+  -- under the key carries one too.
+  AND NOT arrayExists(s -> s.1 = '' AND (s.2 = '' OR s.2 = trace_id) AND start_time >= s.3 AND start_time < s.4,
+      (SELECT groupArray((end_user_ref, trace_id, from_time, to_time)) FROM active_legal_holds WHERE tenant = {tenant:String}))

@@ -1,21 +1,19 @@
--- Removes evidence spans of one tenant past ledger retention unless held
--- (the rule of lifecycle_expirable_evidence, with call_lifecycle's hold
--- match spelled out because mutations cannot call parameterized views).
--- By key, as FINAL shows the rows (see lifecycle_expire_calls).
+-- Removes the evidence_spans rows of one tenant under the given keys (a JSON
+-- array of [trace_id, span_id]), those lifecycle_expiring_evidence_keys.sql found past ledger
+-- retention and not held. Two statements, not one: the engine evaluates a
+-- DELETE's subquery again for each part it rewrites, so a subquery judging
+-- keys "as FINAL shows them" saw, in a later partition's part, a key whose
+-- recorded row an earlier part had just lost, and a later version under
+-- that key (a conflict, never shown) surfaced in its place.
 DELETE FROM evidence_spans
 WHERE tenant = {tenant:String}
   AND (trace_id, span_id) IN
   (
-      SELECT trace_id, span_id FROM evidence_spans FINAL
-      WHERE tenant = {tenant:String}
-        AND start_time < {cutoff:DateTime64}
-        AND NOT arrayExists(s -> s.1 = '' AND (s.2 = '' OR s.2 = trace_id) AND start_time >= s.3 AND start_time < s.4,
-            (SELECT groupArray((end_user_ref, trace_id, from_time, to_time)) FROM active_legal_holds WHERE tenant = {tenant:String}))
-        AND trace_id NOT IN
-        (
-            SELECT trace_id FROM llm_calls FINAL
-            WHERE tenant = {tenant:String}
-              AND arrayExists(s -> (s.1 = '' OR s.1 = end_user_ref) AND (s.2 = '' OR s.2 = trace_id) AND start_time >= s.3 AND start_time < s.4,
-                  (SELECT groupArray((end_user_ref, trace_id, from_time, to_time)) FROM active_legal_holds WHERE tenant = {tenant:String}))
-        )
+      SELECT tupleElement(k, 1), tupleElement(k, 2)
+      FROM (SELECT arrayJoin(JSONExtract({keys:String}, 'Array(Tuple(String, String))')) AS k)
   )
+  -- A hold on the trace created since the keys were read still keeps
+  -- them; one naming only an end user of the trace's calls, created in
+  -- that moment, does not.
+  AND NOT arrayExists(s -> s.1 = '' AND (s.2 = '' OR s.2 = trace_id) AND start_time >= s.3 AND start_time < s.4,
+      (SELECT groupArray((end_user_ref, trace_id, from_time, to_time)) FROM active_legal_holds WHERE tenant = {tenant:String}))

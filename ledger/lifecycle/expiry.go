@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -298,12 +299,12 @@ func (m *Manager) expireLedger(ctx context.Context, run *ExpiryRun, tenant strin
 		params := map[string]any{"tenant": t, "cutoff": cutoff}
 		removed := false
 		for _, table := range []struct {
-			count, remove string
-			expired, held *uint64
+			count, keys, remove string
+			expired, held       *uint64
 		}{
-			{"lifecycle_expirable_calls", "lifecycle_expire_calls", &run.CallsExpired, &run.CallsHeld},
-			{"lifecycle_expirable_evidence", "lifecycle_expire_evidence", &run.EvidenceSpansExpired, &run.EvidenceSpansHeld},
-			{"lifecycle_expirable_log_refs", "lifecycle_expire_log_refs", &run.LogRefsExpired, &run.LogRefsHeld},
+			{"lifecycle_expirable_calls", "lifecycle_expiring_call_keys", "lifecycle_expire_calls", &run.CallsExpired, &run.CallsHeld},
+			{"lifecycle_expirable_evidence", "lifecycle_expiring_evidence_keys", "lifecycle_expire_evidence", &run.EvidenceSpansExpired, &run.EvidenceSpansHeld},
+			{"lifecycle_expirable_log_refs", "", "lifecycle_expire_log_refs", &run.LogRefsExpired, &run.LogRefsHeld},
 		} {
 			rows, err := query[expirable](ctx, m, table.count, params)
 			if err != nil {
@@ -315,7 +316,7 @@ func (m *Manager) expireLedger(ctx context.Context, run *ExpiryRun, tenant strin
 			*table.expired += rows[0].Expired
 			*table.held += rows[0].Held
 			if rows[0].Expired > 0 && !run.DryRun {
-				if err := m.exec(ctx, table.remove, params); err != nil {
+				if err := m.expireRows(ctx, table.keys, table.remove, params); err != nil {
 					return err
 				}
 				removed = true
@@ -357,4 +358,44 @@ func (m *Manager) ExpiryRuns(ctx context.Context, p access.Principal, limit uint
 		}
 	}
 	return out, nil
+}
+
+// expireKeysBytes bounds the key list of one DELETE: it is a literal in
+// the statement's text.
+const expireKeysBytes = 256 << 10
+
+// expireRows runs the DELETE remove. With a keys query it first reads the
+// keys to remove, then deletes them as a constant list: the engine
+// evaluates a DELETE's subquery again for each part it rewrites, so a
+// subquery judging keys as FINAL shows them let a conflicting later
+// version, in another partition, surface once an earlier part had lost the
+// recorded row.
+func (m *Manager) expireRows(ctx context.Context, keys, remove string, params map[string]any) error {
+	if keys == "" {
+		return m.exec(ctx, remove, params)
+	}
+	type key struct {
+		TraceID string `json:"trace_id"`
+		SpanID  string `json:"span_id"`
+	}
+	rows, err := query[key](ctx, m, keys, params)
+	if err != nil {
+		return err
+	}
+	for len(rows) > 0 {
+		batch, size := [][2]string{}, 0
+		for len(rows) > 0 && (len(batch) == 0 || size+len(rows[0].TraceID)+len(rows[0].SpanID)+8 <= expireKeysBytes) {
+			batch = append(batch, [2]string{rows[0].TraceID, rows[0].SpanID})
+			size += len(rows[0].TraceID) + len(rows[0].SpanID) + 8
+			rows = rows[1:]
+		}
+		list, err := json.Marshal(batch)
+		if err != nil {
+			return err
+		}
+		if err := m.exec(ctx, remove, map[string]any{"tenant": params["tenant"], "keys": string(list)}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

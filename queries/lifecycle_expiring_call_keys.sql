@@ -1,0 +1,22 @@
+-- The keys (trace_id, span_id) of the ledger rows of one tenant past
+-- ledger retention unless a legal
+-- hold covers them. A hold covers a call, and a call can be several spans
+-- of which only one carries the end user (two instrumentations of one
+-- request: provider_calls, migration 0008); so a row is kept while a hold
+-- covers any call row of its trace, the rule evidence spans follow too.
+-- Mutations cannot call the parameterized view call_lifecycle, so its hold
+-- match is spelled out here; holds are read when the delete runs, so a
+-- hold created a moment earlier still counts. Rows go by key, judged as
+-- FINAL shows them: a later version under the same key (a conflict, never
+-- shown) must neither decide nor be left to surface when the recorded row
+-- goes.
+SELECT trace_id, span_id FROM llm_calls FINAL
+WHERE tenant = {tenant:String}
+  AND start_time < {cutoff:DateTime64}
+  AND trace_id NOT IN
+  (
+      SELECT trace_id FROM llm_calls FINAL
+      WHERE tenant = {tenant:String}
+        AND arrayExists(s -> (s.1 = '' OR s.1 = end_user_ref) AND (s.2 = '' OR s.2 = trace_id) AND start_time >= s.3 AND start_time < s.4,
+            (SELECT groupArray((end_user_ref, trace_id, from_time, to_time)) FROM active_legal_holds WHERE tenant = {tenant:String}))
+  )
