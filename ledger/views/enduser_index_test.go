@@ -173,11 +173,30 @@ func TestEndUserProjectionFindsWhatTheTableFinds(t *testing.T) {
 
 	// Expiry's lightweight DELETE, of one tenant's calls before mid.
 	before := countCalls(t, "zzz-idx-a")
-	q, err := storage.Bind(queries.MustGet("lifecycle_expire_calls"), map[string]any{"tenant": "zzz-idx-a", "cutoff": mid})
+	keys, err := storage.QueryRows[struct {
+		TraceID string `json:"trace_id"`
+		SpanID  string `json:"span_id"`
+	}](ctx, store.Engine(), queries.MustGet("lifecycle_expiring_call_keys"), map[string]any{"tenant": "zzz-idx-a", "cutoff": mid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := make([][2]string, len(keys))
+	for i, k := range keys {
+		list[i] = [2]string{k.TraceID, k.SpanID}
+	}
+	js, err := json.Marshal(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := storage.Bind(queries.MustGet("lifecycle_expire_calls"), map[string]any{"tenant": "zzz-idx-a", "keys": string(js)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err = store.Engine().Exec(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	// As expiry does, so the kept calls follow the ledger.
+	if err = store.RefreshCallsBefore(ctx, "zzz-idx-a", mid); err != nil {
 		t.Fatal(err)
 	}
 	if after := countCalls(t, "zzz-idx-a"); after == 0 || after >= before {
