@@ -1,6 +1,6 @@
 -- Removes links of log records' content references of one tenant past
 -- ledger retention unless held (the rule of lifecycle_expirable_log_refs,
--- spelled out as in lifecycle_expire_evidence).
+-- spelled out as in lifecycle_expiring_evidence_keys).
 DELETE FROM log_content_refs
 WHERE tenant = {tenant:String}
   AND time < {cutoff:DateTime64}

@@ -1,8 +1,7 @@
 -- The keys of the evidence spans of one tenant past ledger retention
--- unless held
--- (the rule of lifecycle_expirable_evidence, with call_lifecycle's hold
--- match spelled out because mutations cannot call parameterized views).
--- By key, as FINAL shows the rows (see lifecycle_expire_calls).
+-- unless held (the rule of lifecycle_expirable_evidence, with
+-- call_lifecycle's hold match spelled out). By key, as FINAL shows the
+-- rows (see lifecycle_expiring_call_keys).
 SELECT trace_id, span_id FROM evidence_spans FINAL
 WHERE tenant = {tenant:String}
   AND start_time < {cutoff:DateTime64}
