@@ -5,10 +5,15 @@ package proctest
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net"
+	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -46,13 +51,51 @@ func BuildIn(dir, pkg string) (string, error) {
 	return bin, nil
 }
 
-// FreePort returns a loopback TCP port that was free a moment ago.
+// FreePort returns a loopback TCP port that was free a moment ago, for a
+// subprocess to listen on. A port the kernel picks for ":0" lies in its
+// ephemeral range, where any outgoing connection of a concurrently running
+// test (S3, gRPC) may take it as its source port before the subprocess
+// binds it ("address already in use"). So the port is drawn at random from
+// below that range, and never handed out twice by one test binary.
 func FreePort(t testing.TB) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	lo, hi := portPool()
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for range 1000 {
+		port := lo + rand.IntN(hi-lo)
+		if portsGiven[port] {
+			continue
+		}
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		if err != nil {
+			continue
+		}
+		_ = ln.Close()
+		portsGiven[port] = true
+		return strconv.Itoa(port)
 	}
-	defer func() { _ = ln.Close() }()
-	return fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
+	t.Fatalf("no free loopback port in [%d, %d)", lo, hi)
+	return ""
+}
+
+var (
+	portsMu    sync.Mutex
+	portsGiven = map[int]bool{}
+)
+
+// portPool is the range FreePort draws from: from 10000 up to the start of
+// the kernel's ephemeral range (32768 when it cannot be read).
+func portPool() (lo, hi int) {
+	lo, hi = 10000, 32768
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return lo, hi
+	}
+	if f := strings.Fields(string(b)); len(f) == 2 {
+		if start, err := strconv.Atoi(f[0]); err == nil && start > lo+1000 {
+			hi = start
+		}
+	}
+	return lo, hi
 }
