@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -58,9 +59,22 @@ func main() {
 	explain := flag.Bool("explain", false, "print the engine's index use for one key of each lookup")
 	quiet := flag.Duration("merges-quiet", 0, "before measuring, wait until no merge has run on the ledger's tables for this long (0: do not wait): lookups timed while merges run pay for them in CPU")
 	copies := flag.Int("replicate", 1, "after generating -calls calls (or finding them in -data), copy them inside the engine until the ledger holds this many times as many, each copy under its own keys")
+	cpuProfile := flag.String("cpuprofile", "", "write the Go side's CPU profile of the whole run to this file (the engine's own threads show only as cgo calls)")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			slog.Error("cpu profile", "err", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(context.Background(), *calls, *copies, *lookups, *batch, *scans, *seed, *dataDir, *explain, *quiet); err != nil {
 		slog.Error("bench failed", "err", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
