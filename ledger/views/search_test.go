@@ -129,3 +129,26 @@ func TestSearchFindsWhatTheStepwiseSearchFound(t *testing.T) {
 		}
 	}
 }
+
+// TestEndUserSearchShowsAKeptRowOnce: the end user's calls are read
+// without FINAL (through a projection), so a kept row stored twice with the
+// same version, as a retried insert leaves it, must still be one call.
+func TestEndUserSearchShowsAKeptRowOnce(t *testing.T) {
+	load(t)
+	ctx := context.Background()
+	start := time.Date(2022, 8, 3, 10, 0, 0, 0, time.UTC)
+	if err := store.InsertCalls(ctx, []ledger.Call{call(ledger.Call{Tenant: "zzz-dup", TraceID: "d0000000000000000000000000000001", SpanID: "00000000000d0001",
+		ServiceName: "bot", StartTime: start, DurationMS: 10, Provider: "openai", RequestModel: "gpt-4o", Status: "ok", EndUserRef: "dup-user"})}); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Engine().Exec(ctx, "INSERT INTO provider_call_rows SELECT * FROM provider_call_rows WHERE tenant = 'zzz-dup' AND NOT is_deleted"); err != nil {
+		t.Fatal(err)
+	}
+	_, got, err := Search(ctx, store, "dup-user", start.Add(-time.Hour), start.Add(time.Hour), every, DefaultSearchLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 {
+		t.Fatalf("the call stored twice came %d times: %v", len(got), keysOf(got))
+	}
+}
