@@ -15,11 +15,16 @@
 -- filter index on response_id) with the tenants of their matching spans,
 -- so the key (tenant, trace_id) narrows the read to their granules. For an
 -- end user, the user's kept calls in range are read in the projection of
--- migration 0017, newest first; a projection is not read with FINAL, so
--- each row's newest version is kept here (LIMIT 1 BY), and a trace's
--- newest rewrite is judged among the user's calls of the trace. Until
--- 0017 the search found the user's newest traces in llm_calls and read
--- them by key: a frequent user's 50 traces were 50 scattered reads.
+-- migration 0017, newest first, at most the newest user_bound rows (with
+-- every row that starts with the last: all versions of a call start
+-- together); user_rows in the result says how many were read, so Search
+-- reads again without the bound when a page it left short may miss older
+-- calls. A projection is not read with FINAL, so each row's newest version
+-- is kept here (LIMIT 1 BY), and a trace's newest rewrite is judged among
+-- the user's calls read. Until 0017 the search found the user's newest
+-- traces in llm_calls and read them by key: a frequent user's 50 traces
+-- were 50 scattered reads; unbounded, a user with 45,000 calls in the
+-- window cost twice that (bench/lookup).
 WITH
     response_traces AS
     (
@@ -28,13 +33,14 @@ WITH
 SELECT
     tenant, trace_id, span_id, service_name, start_time, duration_ms, operation,
     provider, request_model, response_model, response_id, status, error_class,
-    input_tokens, output_tokens, toString(cost_usd) AS cost_usd, cost_status, end_user_ref, reading
+    input_tokens, output_tokens, toString(cost_usd) AS cost_usd, cost_status, end_user_ref, reading, user_rows
 FROM
 (
     SELECT
         tenant, trace_id, span_id, service_name, start_time, duration_ms, operation,
         provider, request_model, response_model, response_id, status, error_class,
         input_tokens, output_tokens, cost_usd, cost_status, end_user_ref, version, is_deleted,
+        0 AS user_rows,
         max(version) OVER (PARTITION BY tenant, trace_id) AS newest,
         if({trace_id:String} != '' AND trace_id = {trace_id:String}, 0, 1) AS reading
     FROM provider_call_rows FINAL
@@ -43,14 +49,23 @@ FROM
     SELECT *, max(version) OVER (PARTITION BY tenant, trace_id) AS newest, 2 AS reading
     FROM
     (
-        -- The projection's columns: a read of any other is not planned
-        -- through it.
-        SELECT
-            tenant, trace_id, span_id, service_name, start_time, duration_ms, operation,
-            provider, request_model, response_model, response_id, status, error_class,
-            input_tokens, output_tokens, cost_usd, cost_status, end_user_ref, version, is_deleted
-        FROM provider_call_rows
-        WHERE end_user_ref = {q:String} AND start_time >= {user_from:DateTime64} AND start_time < {user_to:DateTime64}
+        SELECT * FROM
+        (
+            SELECT *, count() OVER () AS user_rows
+            FROM
+            (
+                -- The projection's columns: a read of any other is not
+                -- planned through it.
+                SELECT
+                    tenant, trace_id, span_id, service_name, start_time, duration_ms, operation,
+                    provider, request_model, response_model, response_id, status, error_class,
+                    input_tokens, output_tokens, cost_usd, cost_status, end_user_ref, version, is_deleted
+                FROM provider_call_rows
+                WHERE end_user_ref = {q:String} AND start_time >= {user_from:DateTime64} AND start_time < {user_to:DateTime64}
+                ORDER BY start_time DESC
+                LIMIT {user_bound:UInt32} WITH TIES
+            )
+        )
         ORDER BY version DESC
         LIMIT 1 BY tenant, trace_id, span_id
     )

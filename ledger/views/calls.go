@@ -3,6 +3,7 @@ package views
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -46,10 +47,11 @@ const (
 
 // search is what views_search.sql looks for: q as a response ID and as an
 // end user within [userFrom, userTo), and as a trace ID when traceID is
-// set.
+// set. userBound bounds the end user's newest rows read (0: every row).
 type search struct {
 	q, traceID       string
 	userFrom, userTo time.Time
+	userBound        uint32
 }
 
 // ListCalls returns the calls f selects, newest first, at most limit (0 means
@@ -106,36 +108,67 @@ func listCalls(ctx context.Context, store *ledgerstore.Store, f Filter, after *c
 // searchCalls is the first page of the calls the first reading of s that
 // finds any (trace ID, response ID, end user) finds among those f selects,
 // and that reading's kind; when none finds a call, the kind of the first
-// reading tried.
+// reading tried. It reads a bounded number of the end user's newest rows
+// first (most users have fewer), and reads again without the bound when
+// that may have left calls out.
 func searchCalls(ctx context.Context, store *ledgerstore.Store, f Filter, s search, limit int) (string, []CallSummary, error) {
+	bounded := s
+	bounded.userBound = uint32(userRowsPerCall * limit)
+	kind, calls, short, err := searchOnce(ctx, store, f, bounded, limit)
+	if err != nil || !short {
+		return kind, calls, err
+	}
+	kind, calls, _, err = searchOnce(ctx, store, f, s, limit)
+	return kind, calls, err
+}
+
+// userRowsPerCall bounds the end user's rows read per call of the page at
+// first: the rows of a call that are not its newest version (rewrites of
+// its trace, not yet merged away) or that f excludes are read too.
+const userRowsPerCall = 20
+
+// searchOnce is one run of views_search.sql. short reports that the page
+// may lack calls the end-user reading left out at s.userBound: the page is
+// not full, and is empty (which reading found nothing is not known) or
+// comes from an end-user reading that read as many rows as its bound.
+func searchOnce(ctx context.Context, store *ledgerstore.Store, f Filter, s search, limit int) (kind string, calls []CallSummary, short bool, err error) {
 	var rows []struct {
 		CallSummary
-		Reading int `json:"reading"`
+		Reading  int    `json:"reading"`
+		UserRows uint64 `json:"user_rows"`
 	}
-	if err := query(ctx, store, "views_search", f, searchParams(s, limit), storage.DecodeRows(&rows)); err != nil {
-		return "", nil, err
+	if err = query(ctx, store, "views_search", f, searchParams(s, limit), storage.DecodeRows(&rows)); err != nil {
+		return "", nil, false, err
 	}
-	kind := KindResponseID
+	kind = KindResponseID
 	if s.traceID != "" {
 		kind = KindTraceID
 	}
-	calls := []CallSummary{}
+	calls = []CallSummary{}
 	for _, r := range rows {
 		if r.Reading != rows[0].Reading {
 			break // rows come in reading order
 		}
 		if r.Reading < 0 || r.Reading >= len(readings) {
-			return "", nil, fmt.Errorf("views: views_search: reading %d", r.Reading)
+			return "", nil, false, fmt.Errorf("views: views_search: reading %d", r.Reading)
 		}
 		kind = readings[r.Reading]
 		calls = append(calls, r.CallSummary)
 	}
-	return kind, calls, nil
+	if s.userBound == 0 || len(calls) >= limit {
+		return kind, calls, false, nil
+	}
+	return kind, calls, len(calls) == 0 || (kind == KindEndUser && rows[0].UserRows >= uint64(s.userBound)), nil
 }
 
 // searchParams binds views_search.sql's own parameters.
 func searchParams(s search, limit int) map[string]any {
-	return map[string]any{"q": s.q, "trace_id": s.traceID, "user_from": s.userFrom, "user_to": s.userTo, "limit": uint32(limit)}
+	bound := s.userBound
+	if bound == 0 {
+		bound = math.MaxUint32
+	}
+	return map[string]any{"q": s.q, "trace_id": s.traceID, "user_from": s.userFrom, "user_to": s.userTo,
+		"user_bound": bound, "limit": uint32(limit)}
 }
 
 // Kinds of Search results.

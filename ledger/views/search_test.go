@@ -152,3 +152,40 @@ func TestEndUserSearchShowsAKeptRowOnce(t *testing.T) {
 		t.Fatalf("the call stored twice came %d times: %v", len(got), keysOf(got))
 	}
 }
+
+// TestEndUserSearchLooksPastItsNewestCalls: the search reads a bounded
+// number of an end user's newest rows first. When those give a short page
+// (here: all of them in a tenant not granted), it must read the older ones
+// too rather than show less than there is.
+func TestEndUserSearchLooksPastItsNewestCalls(t *testing.T) {
+	load(t)
+	ctx := context.Background()
+	start := time.Date(2022, 9, 5, 0, 0, 0, 0, time.UTC)
+	const limit = 2
+	var calls []ledger.Call
+	newer := userRowsPerCall*limit + 5
+	for i := range newer + 3 {
+		tenant, at := "zzz-deep-new", start.Add(time.Duration(newer+3-i)*time.Minute)
+		if i >= newer {
+			tenant = "zzz-deep-old"
+		}
+		calls = append(calls, call(ledger.Call{Tenant: tenant, TraceID: fmt.Sprintf("e%031x", i), SpanID: fmt.Sprintf("%016x", 0xe000+i),
+			ServiceName: "bot", StartTime: at, DurationMS: 10, Provider: "openai", RequestModel: "gpt-4o", Status: "ok", EndUserRef: "deep-user"}))
+	}
+	if err := store.InsertCalls(ctx, calls); err != nil {
+		t.Fatal(err)
+	}
+	kind, got, err := Search(ctx, store, "deep-user", start, start.Add(24*time.Hour), []string{"zzz-deep-old"}, limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The old tenant's two newest calls, newest first.
+	want := []string{fmt.Sprintf("e%031x", newer), fmt.Sprintf("e%031x", newer+1)}
+	var traces []string
+	for _, c := range got {
+		traces = append(traces, c.TraceID)
+	}
+	if kind != KindEndUser || !slices.Equal(traces, want) {
+		t.Fatalf("got %s %v, want %s %v", kind, traces, KindEndUser, want)
+	}
+}
