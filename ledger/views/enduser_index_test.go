@@ -231,7 +231,7 @@ func endUserPlanUses(t *testing.T, user, projection string) bool {
 		t.Fatal(err)
 	}
 	// The read alone, as the engine plans it on its own.
-	start, end := strings.Index(q, "SELECT\n                    tenant"), strings.Index(q, "ORDER BY start_time DESC\n")
+	start, end := strings.Index(q, "SELECT\n                    tenant"), strings.Index(q, "ORDER BY start_time DESC, version DESC\n")
 	if start < 0 || end < start {
 		t.Fatalf("views_search.sql no longer reads an end user's calls in one subquery:\n%s", q)
 	}

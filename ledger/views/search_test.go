@@ -189,3 +189,63 @@ func TestEndUserSearchLooksPastItsNewestCalls(t *testing.T) {
 		t.Fatalf("got %s %v, want %s %v", kind, traces, KindEndUser, want)
 	}
 }
+
+// TestEndUserSearchCutsAtATie: the bounded read of an end user's newest
+// rows can end inside a group of rows that start together, leaving out a
+// call of the group that the page orders first. Here the user's newest
+// rows are deleted calls (a row and a tombstone each) and a call of a
+// tenant not granted, and the bound falls between two live calls that
+// start together: the one read (written later) orders after the one left
+// out. Had the rows of the oldest start time read been kept, the page
+// would be full with the wrong call and nothing would be read again.
+func TestEndUserSearchCutsAtATie(t *testing.T) {
+	load(t)
+	ctx := context.Background()
+	const limit = 1
+	start := time.Date(2022, 10, 3, 12, 0, 0, 0, time.UTC)
+	mk := func(tenant string, i int, at time.Time) ledger.Call {
+		return call(ledger.Call{Tenant: tenant, TraceID: fmt.Sprintf("c%031x", i), SpanID: fmt.Sprintf("%016x", 0xc000+i),
+			ServiceName: "bot", StartTime: at, DurationMS: 10, Provider: "openai", RequestModel: "gpt-4o", Status: "ok", EndUserRef: "tie-user"})
+	}
+	deleted := (userRowsPerCall*limit - 2) / 2
+	var newer []ledger.Call
+	for i := range deleted {
+		newer = append(newer, mk("zzz-tie", i, start.Add(time.Duration(deleted+1-i)*time.Minute)))
+	}
+	newer = append(newer, mk("zzz-tie-other", deleted, start.Add(time.Duration(deleted+2)*time.Minute)))
+	// first orders before second (trace IDs descending) and is written
+	// first, so its row has the older version.
+	first, second := mk("zzz-tie", 0xff, start), mk("zzz-tie", 0xfe, start)
+	for _, batch := range [][]ledger.Call{append(newer, first), {second}} {
+		if err := store.InsertCalls(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Deleted as expiry deletes: the ledger's rows, then the kept calls of
+	// their traces rewritten (a tombstone each).
+	traces := make([]string, deleted)
+	for i := range traces {
+		traces[i] = newer[i].TraceID
+	}
+	js, err := json.Marshal(traces)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := storage.Bind("DELETE FROM llm_calls WHERE tenant = 'zzz-tie' AND has(JSONExtract({traces:String}, 'Array(String)'), trace_id)", map[string]any{"traces": string(js)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err = store.Engine().Exec(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	if err = store.RefreshCalls(ctx, traces); err != nil {
+		t.Fatal(err)
+	}
+	kind, got, err := Search(ctx, store, "tie-user", start.Add(-time.Hour), start.Add(time.Hour), []string{"zzz-tie"}, limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kind != KindEndUser || len(got) != 1 || got[0].TraceID != first.TraceID {
+		t.Fatalf("got %s %v, want the call %s", kind, keysOf(got), first.TraceID)
+	}
+}
