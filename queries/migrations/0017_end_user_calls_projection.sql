@@ -28,8 +28,3 @@ ALTER TABLE provider_call_rows ADD PROJECTION IF NOT EXISTS by_end_user
 -- The calls already kept: a background mutation that builds the
 -- projection part by part (parts without it are read as before meanwhile).
 ALTER TABLE provider_call_rows MATERIALIZE PROJECTION by_end_user SETTINGS mutations_sync = 0;
-
--- llm_calls' projection (0013) served only the search's finding of an end
--- user's traces, which this projection replaces; every insert and merge of
--- llm_calls wrote it.
-ALTER TABLE llm_calls DROP PROJECTION IF EXISTS by_end_user;
