@@ -39,6 +39,10 @@ type Config struct {
 	PromptCache PromptCache
 	// MaxBodyBytes bounds a request body. 0 means 8 MiB.
 	MaxBodyBytes int64
+	// Latency delays every answer of the model endpoints, as a model's
+	// generation takes time: a benchmark of an app around the provider
+	// then sees a provider's share of the latency, not a 1 ms answer.
+	Latency time.Duration
 	// Now stamps "created". Nil means time.Now.
 	Now func() time.Time
 	// Record, when set, receives every answer given (not errors), as it
@@ -55,6 +59,7 @@ type Server struct {
 	missingUsage *fraction
 	cache        *promptCache
 	maxBody      int64
+	latency      time.Duration
 	now          func() time.Time
 	recordFn     func(Answer)
 }
@@ -64,8 +69,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.PromptCache.MinTokens < 0 || cfg.PromptCache.Step < 0 {
 		return nil, errors.New("fakeprovider: PromptCache sizes must not be negative")
 	}
-	if cfg.MaxBodyBytes < 0 {
-		return nil, errors.New("fakeprovider: MaxBodyBytes must not be negative")
+	if cfg.MaxBodyBytes < 0 || cfg.Latency < 0 {
+		return nil, errors.New("fakeprovider: MaxBodyBytes and Latency must not be negative")
 	}
 	models := cfg.Models
 	if len(models) == 0 {
@@ -77,6 +82,7 @@ func New(cfg Config) (*Server, error) {
 		apiKey:    cfg.APIKey,
 		cache:     newPromptCache(cfg.PromptCache),
 		maxBody:   cfg.MaxBodyBytes,
+		latency:   cfg.Latency,
 		now:       cfg.Now,
 		recordFn:  cfg.Record,
 	}
@@ -110,6 +116,9 @@ func New(cfg Config) (*Server, error) {
 // ServeHTTP answers like the provider.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	post := r.Method == http.MethodPost
+	if post && s.latency > 0 && modelEndpoint(r.URL.Path) && !s.wait(r.Context()) {
+		return // the client is gone
+	}
 	switch {
 	case post && r.URL.Path == "/v1/chat/completions":
 		s.openAI(w, r, s.chatCompletions)
@@ -121,6 +130,28 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.messages(w, r)
 	default:
 		s.openAI(w, r, func(w http.ResponseWriter, r *http.Request) { invalidURL(r).write(w, nil) })
+	}
+}
+
+// modelEndpoint reports whether path is one that a model answers.
+func modelEndpoint(path string) bool {
+	switch path {
+	case "/v1/chat/completions", "/v1/responses", "/v1/embeddings", "/v1/messages":
+		return true
+	}
+	return false
+}
+
+// wait sleeps for the configured latency, and reports false if ctx ended
+// first.
+func (s *Server) wait(ctx context.Context) bool {
+	t := time.NewTimer(s.latency)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 

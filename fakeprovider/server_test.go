@@ -427,6 +427,29 @@ func TestUnknownRoutes(t *testing.T) {
 	}
 }
 
+// TestLatency: a model answer takes the configured time, and a request
+// the server does not serve a model from is not held up by it.
+func TestLatency(t *testing.T) {
+	const latency = 300 * time.Millisecond
+	srv := start(t, Config{Latency: latency})
+	began := time.Now()
+	if resp := post(t, srv, helloBody); resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	if took := time.Since(began); took < latency {
+		t.Errorf("answer took %s, want at least %s", took, latency)
+	}
+	began = time.Now()
+	resp, err := srv.Client().Post(srv.URL+"/v1/completions", "application/json", strings.NewReader(helloBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if took := time.Since(began); resp.StatusCode != 404 || took >= latency {
+		t.Errorf("unknown route: %d after %s, want 404 without the latency", resp.StatusCode, took)
+	}
+}
+
 func TestAPIKey(t *testing.T) {
 	srv := start(t, Config{APIKey: "sk-test-123"})
 	for _, tc := range []struct {
@@ -546,11 +569,12 @@ func TestPromptCache(t *testing.T) {
 
 func TestConfigErrors(t *testing.T) {
 	for name, cfg := range map[string]Config{
-		"rate above 1":    {MissingUsageRate: 1.5},
-		"duplicate alias": {Models: []Model{{Snapshot: "a-1", Aliases: []string{"a"}}, {Snapshot: "a-2", Aliases: []string{"a"}}}},
-		"no snapshot":     {Models: []Model{{Aliases: []string{"a"}}}},
-		"negative body":   {MaxBodyBytes: -1},
-		"negative step":   {PromptCache: PromptCache{Step: -1}},
+		"rate above 1":     {MissingUsageRate: 1.5},
+		"duplicate alias":  {Models: []Model{{Snapshot: "a-1", Aliases: []string{"a"}}, {Snapshot: "a-2", Aliases: []string{"a"}}}},
+		"no snapshot":      {Models: []Model{{Aliases: []string{"a"}}}},
+		"negative body":    {MaxBodyBytes: -1},
+		"negative latency": {Latency: -time.Second},
+		"negative step":    {PromptCache: PromptCache{Step: -1}},
 	} {
 		if _, err := New(cfg); err == nil {
 			t.Errorf("%s: New accepted it", name)

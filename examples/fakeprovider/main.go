@@ -31,14 +31,15 @@ func main() {
 	listen := flag.String("listen", "127.0.0.1:8091", "address to serve on")
 	varyEvery := flag.Int("vary-every", 0, "every Nth answer to the same input ends differently (0: always the same answer)")
 	adminKeyFile := flag.String("admin-key-file", "", "serve the usage report endpoints to this admin key (a file holding it)")
+	latency := flag.Duration("latency", 0, "time every model answer takes, as a real model's generation does (0: answer at once)")
 	flag.Parse()
-	if err := run(*listen, *varyEvery, *adminKeyFile); err != nil {
+	if err := run(*listen, *varyEvery, *adminKeyFile, *latency); err != nil {
 		slog.Error("fakeprovider failed", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(listen string, varyEvery int, adminKeyFile string) error {
+func run(listen string, varyEvery int, adminKeyFile string, latency time.Duration) error {
 	if varyEvery < 0 {
 		return fmt.Errorf("-vary-every must not be negative")
 	}
@@ -48,7 +49,7 @@ func run(listen string, varyEvery int, adminKeyFile string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg := fakeprovider.Config{}
+	cfg := fakeprovider.Config{Latency: latency}
 	if varyEvery > 0 {
 		cfg.Responder = varying(varyEvery)
 	}
