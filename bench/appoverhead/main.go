@@ -10,7 +10,7 @@
 //     GOMAXPROCS, and take the load in many short rounds, alternately
 //     (on-off, off-on, …), so that a change in the machine's load falls on
 //     every arm alike. The collector works behind the traced app (a batch
-//     every second from the app, an insert every flush_timeout), and shares
+//     every 100 ms from the app, an insert every flush_timeout), and shares
 //     the cores with it: each round therefore counts its requests only
 //     after a warm-in, once that work runs as under steady load, and the
 //     next round starts only when the ledger has written what the collector
@@ -37,7 +37,11 @@
 //	go run ./bench/appoverhead -rate 150 -round 4s -rounds 20 -blocks 4 -gomaxprocs 2
 //
 // (about 10 minutes, and 5 more per further arm; -pprof DIR also writes
-// every app's CPU profile).
+// every app's CPU profile). The fake provider answers in about a
+// millisecond, so the app's latency is nearly all its own work and its
+// instrumentation's: the worst case for the ratio. -provider-latency gives
+// every answer a model's generation time instead (the app then runs enough
+// workers for the calls in flight).
 package main
 
 import (
@@ -50,6 +54,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -87,7 +92,9 @@ type options struct {
 	timeout       time.Duration
 	drainDeadline time.Duration
 	pprofDir      string
-	variants      []variant
+	// providerLatency is how long the fake provider takes per answer.
+	providerLatency time.Duration
+	variants        []variant
 }
 
 // variant is a further traced arm: the app with other settings or binary,
@@ -139,8 +146,8 @@ func main() {
 	flag.IntVar(&o.rounds, "rounds", 20, "rounds of each of tracing off and on, alternating, after one warm-up round of each that is not counted")
 	flag.IntVar(&o.blocks, "blocks", 4, "blocks of consecutive rounds, each giving one p99 ratio, for the spread")
 	flag.IntVar(&o.gomaxprocs, "gomaxprocs", 2, "GOMAXPROCS of both apps")
-	flag.DurationVar(&o.warmIn, "warm-in", 6*time.Second, "load at the start of each round that is not counted, so that the collector's work behind the app has reached its steady state: at least the app's batch timeout (1 s) plus the ledger's flush_timeout (5 s in collector.yaml)")
-	flag.DurationVar(&o.settle, "settle", 1500*time.Millisecond, "pause after each round before the collector is waited for; longer than the app's batch timeout (1 s), so that its last spans have reached the collector")
+	flag.DurationVar(&o.warmIn, "warm-in", 6*time.Second, "load at the start of each round that is not counted, so that the collector's work behind the app has reached its steady state: at least the app's batch timeout (100 ms) plus the ledger's flush_timeout (5 s in collector.yaml)")
+	flag.DurationVar(&o.settle, "settle", 1500*time.Millisecond, "pause after each round before the collector is waited for; longer than the app's batch timeout (100 ms) and its export, so that its last spans have reached the collector")
 	flag.BoolVar(&o.outage, "outage", true, "also run a round with the collector killed for the middle third")
 	flag.DurationVar(&o.outageRound, "outage-round", 30*time.Second, "length of the outage round")
 	flag.StringVar(&o.docket, "docket", "bin/docket", "docket binary")
@@ -148,6 +155,7 @@ func main() {
 	flag.StringVar(&o.provider, "fakeprovider", "bin/fakeprovider", "fake provider binary")
 	flag.DurationVar(&o.timeout, "timeout", 10*time.Second, "time limit of one request; a request over it is an error")
 	flag.DurationVar(&o.drainDeadline, "drain", 3*time.Minute, "time the ledger may take to hold every call after a round")
+	flag.DurationVar(&o.providerLatency, "provider-latency", 0, "time the fake provider takes for every answer, as a model's generation does; 0 answers at once (about 1 ms), which leaves the app's own and its instrumentation's work as the whole latency")
 	flag.StringVar(&o.pprofDir, "pprof", "", "directory to write each app's CPU profile of the counted rounds to (cpu-on.pprof, cpu-off.pprof); empty: none")
 	idleCollector := flag.Bool("idle-collector", false, "also measure a traced arm whose collector runs in the scheduler's idle class, as a collector that does not compete with the app for the cores would (short for -variant 'on-idle-collector:collector=idle')")
 	flag.Func("variant", "a further traced arm, NAME:TOKEN… with tokens -flag=value (app flag), KEY=VALUE (app environment), llmapp=PATH (app binary), collector=idle|nice (its own collector at that CPU priority); repeatable", func(s string) error {
@@ -159,8 +167,8 @@ func main() {
 	if *idleCollector {
 		o.variants = append(o.variants, variant{name: "on-idle-collector", priority: "idle"})
 	}
-	if o.rate < 1 || o.rounds < 1 || o.blocks < 1 || o.blocks > o.rounds || o.gomaxprocs < 1 {
-		slog.Error("-rate, -rounds, -blocks and -gomaxprocs must be ≥ 1, -blocks ≤ -rounds")
+	if o.rate < 1 || o.rounds < 1 || o.blocks < 1 || o.blocks > o.rounds || o.gomaxprocs < 1 || o.providerLatency < 0 {
+		slog.Error("-rate, -rounds, -blocks and -gomaxprocs must be ≥ 1, -blocks ≤ -rounds, -provider-latency ≥ 0")
 		os.Exit(2)
 	}
 	if err := run(o); err != nil {
@@ -343,7 +351,7 @@ func startAtPriority(cmd *exec.Cmd, priority string) error {
 
 func startProvider(o options, dir string) (*exec.Cmd, string, error) {
 	addr := freeAddr()
-	cmd := exec.Command(o.provider, "-listen", addr)
+	cmd := exec.Command(o.provider, "-listen", addr, "-latency", o.providerLatency.String())
 	logf, err := os.Create(filepath.Join(dir, "fakeprovider.log"))
 	if err != nil {
 		return nil, "", err
@@ -353,6 +361,14 @@ func startProvider(o options, dir string) (*exec.Cmd, string, error) {
 		return nil, "", fmt.Errorf("start fake provider: %w", err)
 	}
 	return cmd, "http://" + addr + "/v1", waitTCP(addr, 30*time.Second)
+}
+
+// workers is the app's worker count: its default of 8, and with a slow
+// provider as many more as the calls in flight at the rate need (half as
+// many again, for bursts), so that the provider's latency does not queue
+// requests in the app.
+func (o options) workers() int {
+	return 8 + int(math.Ceil(1.5*float64(o.rate)*o.providerLatency.Seconds()))
 }
 
 // app is one example app process.
@@ -370,7 +386,8 @@ func startApp(o options, provURL string, col *collector, tracing bool, v variant
 	addr := freeAddr()
 	a := &app{url: "http://" + addr + "/ask",
 		client: &http.Client{Timeout: o.timeout, Transport: &http.Transport{MaxIdleConnsPerHost: 256}}}
-	a.cmd = exec.Command(cmp.Or(v.app, o.app), "-listen", addr, "-otlp-endpoint", col.otlp, "-provider-url", provURL, "-queue", "4096")
+	a.cmd = exec.Command(cmp.Or(v.app, o.app), "-listen", addr, "-otlp-endpoint", col.otlp, "-provider-url", provURL,
+		"-queue", "4096", "-workers", strconv.Itoa(o.workers()))
 	if o.pprofDir != "" {
 		a.pprof = freeAddr()
 		a.cmd.Args = append(a.cmd.Args, "-pprof", a.pprof)
@@ -546,8 +563,8 @@ func steady(o options, provURL, dir string, col *collector) (round, error) {
 			ratios[b] = float64(pool(arms[i].rounds[from:to]).p99) / float64(max(1, pool(arms[0].rounds[from:to]).p99))
 		}
 		slices.Sort(ratios)
-		fmt.Printf("\np99 with tracing %s / off (%d rotating %s rounds each at %d req/s, pooled, GOMAXPROCS=%d): %s / %s = %.3f (target ≤ 1.05)\n",
-			arms[i].name, o.rounds, o.round, o.rate, o.gomaxprocs, on.p99, off.p99, float64(on.p99)/float64(max(1, off.p99)))
+		fmt.Printf("\np99 with tracing %s / off (%d rotating %s rounds each at %d req/s, provider latency %s, pooled, GOMAXPROCS=%d): %s / %s = %.3f (target ≤ 1.05)\n",
+			arms[i].name, o.rounds, o.round, o.rate, o.providerLatency, o.gomaxprocs, on.p99, off.p99, float64(on.p99)/float64(max(1, off.p99)))
 		fmt.Printf("p99 ratio per block of %d rounds: median %.3f, range %.3f–%.3f; all %.3f\n",
 			o.rounds/o.blocks, medianOf(ratios), ratios[0], ratios[len(ratios)-1], ratios)
 		fmt.Printf("median of the rounds' p99 with tracing %s / off: %s / %s = %.3f\n", arms[i].name,

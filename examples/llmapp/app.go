@@ -29,7 +29,6 @@ const (
 	questionCost        = 1 // credits a question costs; a customer needs at least this many
 	maxAskBody          = 64 << 10
 	maxQuestionBytes    = 4000
-	maxProviderConns    = 64 // idle connections kept to the provider, more than the workers
 	maxEmailBytes       = 254
 	documentsPerPrompt  = 3
 
@@ -47,6 +46,7 @@ type appConfig struct {
 	CaptureContent bool
 	PseudonymKey   []byte // secret for enduser.pseudo.id
 	QueueSize      int
+	Workers        int // goroutines that answer jobs, each with its connection to the provider
 	JobTimeout     time.Duration
 	Customers      int // how many demo customers to seed
 }
@@ -92,7 +92,7 @@ func newApp(cfg appConfig) (*app, error) {
 	// two idle connections per host, eight workers dialled anew for most
 	// calls (5% of the app's CPU, profiled under bench/appoverhead's load).
 	transport := http.DefaultTransport.(*http.Transport).Clone()
-	transport.MaxIdleConnsPerHost = maxProviderConns
+	transport.MaxIdleConnsPerHost = max(2, cfg.Workers)
 	httpClient := &http.Client{
 		// The client span of every provider request becomes a child of the
 		// GenAI span, and the trace context is sent along.

@@ -93,6 +93,7 @@ func run() error {
 		CaptureContent: *captureContent,
 		PseudonymKey:   key,
 		QueueSize:      *queueSize,
+		Workers:        *workers,
 		JobTimeout:     *jobTimeout,
 		Customers:      *customers,
 	})
