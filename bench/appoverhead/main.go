@@ -107,14 +107,16 @@ type variant struct {
 	app       string
 	// priority runs the arm's collector as the scheduler's "idle" class
 	// or at nice 19, to model a collector that does not compete with the
-	// app for the cores (as on a host of its own); empty shares the
-	// collector of the plain traced arm.
+	// app for the cores (as on a host of its own), or confined to one core
+	// ("core", as a cpuset would), so that its bursts leave the app the
+	// other; empty shares the collector of the plain traced arm.
 	priority string
 }
 
 // parseVariant reads NAME:TOKEN…, each token -flag=value (an app flag),
 // KEY=VALUE (app environment), llmapp=PATH (the app's binary) or
-// collector=idle|nice (its own collector at that priority).
+// collector=idle|nice|core (its own collector at that priority, or on one
+// core).
 func parseVariant(s string) (variant, error) {
 	name, spec, ok := strings.Cut(s, ":")
 	if !ok || name == "" {
@@ -128,12 +130,12 @@ func parseVariant(s string) (variant, error) {
 			v.args = append(v.args, tok)
 		case key == "llmapp":
 			v.app = val
-		case key == "collector" && (val == "idle" || val == "nice"):
+		case key == "collector" && (val == "idle" || val == "nice" || val == "core"):
 			v.priority = val
 		case key != "" && val != "":
 			v.env = append(v.env, tok)
 		default:
-			return variant{}, fmt.Errorf("variant %q: token %q is none of -flag=value, KEY=VALUE, llmapp=PATH, collector=idle|nice", s, tok)
+			return variant{}, fmt.Errorf("variant %q: token %q is none of -flag=value, KEY=VALUE, llmapp=PATH, collector=idle|nice|core", s, tok)
 		}
 	}
 	return v, nil
@@ -158,7 +160,7 @@ func main() {
 	flag.DurationVar(&o.providerLatency, "provider-latency", 0, "time the fake provider takes for every answer, as a model's generation does; 0 answers at once (about 1 ms), which leaves the app's own and its instrumentation's work as the whole latency")
 	flag.StringVar(&o.pprofDir, "pprof", "", "directory to write each app's CPU profile of the counted rounds to (cpu-on.pprof, cpu-off.pprof); empty: none")
 	idleCollector := flag.Bool("idle-collector", false, "also measure a traced arm whose collector runs in the scheduler's idle class, as a collector that does not compete with the app for the cores would (short for -variant 'on-idle-collector:collector=idle')")
-	flag.Func("variant", "a further traced arm, NAME:TOKEN… with tokens -flag=value (app flag), KEY=VALUE (app environment), llmapp=PATH (app binary), collector=idle|nice (its own collector at that CPU priority); repeatable", func(s string) error {
+	flag.Func("variant", "a further traced arm, NAME:TOKEN… with tokens -flag=value (app flag), KEY=VALUE (app environment), llmapp=PATH (app binary), collector=idle|nice|core (its own collector at that CPU priority, or confined to the machine's last core); repeatable", func(s string) error {
 		v, err := parseVariant(s)
 		o.variants = append(o.variants, v)
 		return err
@@ -320,7 +322,8 @@ func (c *collector) drain() error {
 }
 
 // startAtPriority starts cmd in the scheduler's idle class ("idle"), at
-// nice 19 ("nice") or as the bench runs (""). A child inherits both from
+// nice 19 ("nice"), on the machine's last core ("core") or as the bench
+// runs (""). A child inherits each from
 // the thread that forks it: that thread is lowered and locked to its
 // goroutine, which exits without unlocking, so that the runtime ends the
 // thread rather than run other goroutines at the lowered priority.
@@ -337,6 +340,10 @@ func startAtPriority(cmd *exec.Cmd, priority string) error {
 			err = unix.SchedSetAttr(0, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_IDLE}, 0)
 		case "nice":
 			err = unix.Setpriority(unix.PRIO_PROCESS, 0, 19)
+		case "core":
+			var set unix.CPUSet
+			set.Set(runtime.NumCPU() - 1)
+			err = unix.SchedSetaffinity(0, &set)
 		default:
 			err = fmt.Errorf("unknown priority %q", priority)
 		}
