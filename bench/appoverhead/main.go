@@ -111,10 +111,13 @@ type variant struct {
 	// ("core", as a cpuset would), so that its bursts leave the app the
 	// other; empty shares the collector of the plain traced arm.
 	priority string
+	// docket gives the arm a collector of its own from that binary.
+	docket string
 }
 
 // parseVariant reads NAME:TOKEN…, each token -flag=value (an app flag),
-// KEY=VALUE (app environment), llmapp=PATH (the app's binary) or
+// KEY=VALUE (app environment), llmapp=PATH (the app's binary), docket=PATH
+// (its own collector from that binary) or
 // collector=idle|nice|core (its own collector at that priority, or on one
 // core).
 func parseVariant(s string) (variant, error) {
@@ -130,12 +133,14 @@ func parseVariant(s string) (variant, error) {
 			v.args = append(v.args, tok)
 		case key == "llmapp":
 			v.app = val
+		case key == "docket":
+			v.docket = val
 		case key == "collector" && (val == "idle" || val == "nice" || val == "core"):
 			v.priority = val
 		case key != "" && val != "":
 			v.env = append(v.env, tok)
 		default:
-			return variant{}, fmt.Errorf("variant %q: token %q is none of -flag=value, KEY=VALUE, llmapp=PATH, collector=idle|nice|core", s, tok)
+			return variant{}, fmt.Errorf("variant %q: token %q is none of -flag=value, KEY=VALUE, llmapp=PATH, docket=PATH, collector=idle|nice|core", s, tok)
 		}
 	}
 	return v, nil
@@ -160,7 +165,7 @@ func main() {
 	flag.DurationVar(&o.providerLatency, "provider-latency", 0, "time the fake provider takes for every answer, as a model's generation does; 0 answers at once (about 1 ms), which leaves the app's own and its instrumentation's work as the whole latency")
 	flag.StringVar(&o.pprofDir, "pprof", "", "directory to write each app's CPU profile of the counted rounds to (cpu-on.pprof, cpu-off.pprof); empty: none")
 	idleCollector := flag.Bool("idle-collector", false, "also measure a traced arm whose collector runs in the scheduler's idle class, as a collector that does not compete with the app for the cores would (short for -variant 'on-idle-collector:collector=idle')")
-	flag.Func("variant", "a further traced arm, NAME:TOKEN… with tokens -flag=value (app flag), KEY=VALUE (app environment), llmapp=PATH (app binary), collector=idle|nice|core (its own collector at that CPU priority, or confined to the machine's last core); repeatable", func(s string) error {
+	flag.Func("variant", "a further traced arm, NAME:TOKEN… with tokens -flag=value (app flag), KEY=VALUE (app environment), llmapp=PATH (app binary), docket=PATH (its own collector from that binary), collector=idle|nice|core (its own collector at that CPU priority, or confined to the machine's last core); repeatable", func(s string) error {
 		v, err := parseVariant(s)
 		o.variants = append(o.variants, v)
 		return err
@@ -208,7 +213,7 @@ func run(o options) error {
 		return err
 	}
 	defer stop(prov)
-	col, err := startCollector(o, filepath.Join(dir, "steady"), "")
+	col, err := startCollector(o, filepath.Join(dir, "steady"), "", o.docket)
 	if err != nil {
 		return err
 	}
@@ -225,7 +230,7 @@ func run(o options) error {
 	}
 
 	odir := filepath.Join(dir, "outage")
-	col, err = startCollector(o, odir, "")
+	col, err = startCollector(o, odir, "", o.docket)
 	if err != nil {
 		return err
 	}
@@ -274,13 +279,15 @@ type collector struct {
 	dir           string
 	otlp, metrics string
 	// priority is the CPU priority it runs at (see variant).
-	priority          string
+	priority string
+	// bin is the docket binary it runs.
+	bin               string
 	cmd               *exec.Cmd
 	killed, restarted bool
 }
 
-func startCollector(o options, dir, priority string) (*collector, error) {
-	c := &collector{o: o, dir: dir, otlp: freeAddr(), metrics: freeAddr(), priority: priority}
+func startCollector(o options, dir, priority, bin string) (*collector, error) {
+	c := &collector{o: o, dir: dir, otlp: freeAddr(), metrics: freeAddr(), priority: priority, bin: bin}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -288,7 +295,7 @@ func startCollector(o options, dir, priority string) (*collector, error) {
 }
 
 func (c *collector) start() error {
-	cmd := exec.Command(c.o.docket, "collector", "--config", "bench/appoverhead/collector.yaml")
+	cmd := exec.Command(c.bin, "collector", "--config", "bench/appoverhead/collector.yaml")
 	_, otlpPort, _ := net.SplitHostPort(c.otlp)
 	_, metricsPort, _ := net.SplitHostPort(c.metrics)
 	cmd.Env = append(os.Environ(), "BENCH_DATA="+c.dir, "BENCH_OTLP_PORT="+otlpPort, "BENCH_METRICS_PORT="+metricsPort)
@@ -483,8 +490,8 @@ func steady(o options, provURL, dir string, col *collector) (round, error) {
 	}()
 	for _, v := range o.variants {
 		a := &arm{name: v.name, tracing: true, v: v, col: col}
-		if v.priority != "" {
-			c, err := startCollector(o, filepath.Join(dir, "steady-"+v.name), v.priority)
+		if v.priority != "" || v.docket != "" {
+			c, err := startCollector(o, filepath.Join(dir, "steady-"+v.name), v.priority, cmp.Or(v.docket, o.docket))
 			if err != nil {
 				return round{}, err
 			}
