@@ -113,38 +113,36 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// ServeHTTP answers like the provider.
+// ServeHTTP answers like the provider. A model's answer first waits the
+// configured latency.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	post := r.Method == http.MethodPost
-	if post && s.latency > 0 && modelEndpoint(r.URL.Path) && !s.wait(r.Context()) {
-		return // the client is gone
-	}
+	var answer func(http.ResponseWriter, *http.Request)
 	switch {
 	case post && r.URL.Path == "/v1/chat/completions":
-		s.openAI(w, r, s.chatCompletions)
+		answer = func(w http.ResponseWriter, r *http.Request) { s.openAI(w, r, s.chatCompletions) }
 	case post && r.URL.Path == "/v1/responses":
-		s.openAI(w, r, s.responses)
+		answer = func(w http.ResponseWriter, r *http.Request) { s.openAI(w, r, s.responses) }
 	case post && r.URL.Path == "/v1/embeddings":
-		s.openAI(w, r, s.embeddings)
+		answer = func(w http.ResponseWriter, r *http.Request) { s.openAI(w, r, s.embeddings) }
 	case post && r.URL.Path == "/v1/messages":
-		s.messages(w, r)
+		answer = s.messages
 	default:
 		s.openAI(w, r, func(w http.ResponseWriter, r *http.Request) { invalidURL(r).write(w, nil) })
+		return
 	}
-}
-
-// modelEndpoint reports whether path is one that a model answers.
-func modelEndpoint(path string) bool {
-	switch path {
-	case "/v1/chat/completions", "/v1/responses", "/v1/embeddings", "/v1/messages":
-		return true
+	if !s.wait(r.Context()) {
+		return // the client is gone
 	}
-	return false
+	answer(w, r)
 }
 
 // wait sleeps for the configured latency, and reports false if ctx ended
 // first.
 func (s *Server) wait(ctx context.Context) bool {
+	if s.latency <= 0 {
+		return true
+	}
 	t := time.NewTimer(s.latency)
 	defer t.Stop()
 	select {
