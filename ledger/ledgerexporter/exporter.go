@@ -260,12 +260,7 @@ func (e *ledgerExporter) push(ctx context.Context, req xexporterhelper.Request) 
 		return err
 	}
 	chunks, n := r.chunks()
-	if err := store.InsertCallRows(ctx, chunks, n, r.traces()); err != nil {
-		e.health.set(err)
-		e.fail(ctx, err)
-		return err
-	}
-	if err := store.InsertEvidence(ctx, r.evidence); err != nil {
+	if err := store.InsertBatch(ctx, chunks, n, r.traces(), r.evidence); err != nil {
 		e.health.set(err)
 		e.fail(ctx, err)
 		return err

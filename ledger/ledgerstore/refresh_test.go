@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/docketlabs/docket/internal/groupcommit"
 	"github.com/docketlabs/docket/ledger"
+	"github.com/docketlabs/docket/ledger/rowbinary"
 	"github.com/docketlabs/docket/ledger/storage"
 )
 
@@ -81,6 +83,54 @@ func TestConcurrentRefreshesShareOneRewrite(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A batch of calls and evidence is kept with one rewrite, which covers
+// the evidence's content references too (an evidence row of the call's own
+// span: its events' content).
+func TestBatchIsOneRewrite(t *testing.T) {
+	ctx := context.Background()
+	eng := &gatedEngine{Engine: testStore.eng, gate: make(chan struct{})}
+	close(eng.gate)
+	store := New(eng)
+	call := refreshCall(fmt.Sprintf("%032x", rand.Uint64()))
+	chunk, err := rowbinary.EncodeCalls(nil, []ledger.Call{call})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ref = "docket://batch-test/doc-1"
+	ev := ledger.EvidenceSpan{Tenant: refreshTenant, TraceID: call.TraceID, SpanID: call.SpanID,
+		StartTime: call.StartTime, EndTime: call.EndTime, Documents: []ledger.Document{}, ContentRefs: []string{ref}, AttributeIssues: []string{}, IngestedAt: call.IngestedAt}
+	traces := []string{call.TraceID}
+	if err := store.InsertBatch(ctx, [][]byte{chunk}, 1, traces, []ledger.EvidenceSpan{ev}); err != nil {
+		t.Fatal(err)
+	}
+	if got := eng.rewrites.Load(); got != 1 {
+		t.Fatalf("%d rewrites for one batch, want 1", got)
+	}
+	got, err := store.CallsByTrace(ctx, call.TraceID)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("the batch's trace reads %+v, %v", got, err)
+	}
+	if !slices.Equal(got[0].MemberRefs, []string{ref}) {
+		t.Fatalf("the call's member refs are %v, want [%s]", got[0].MemberRefs, ref)
+	}
+
+	// Evidence alone, for a call written before, is a rewrite of its own.
+	later := refreshCall(fmt.Sprintf("%032x", rand.Uint64()))
+	if err := store.InsertCalls(ctx, []ledger.Call{later}); err != nil {
+		t.Fatal(err)
+	}
+	ev.TraceID, ev.SpanID = later.TraceID, later.SpanID
+	if err := store.InsertEvidence(ctx, []ledger.EvidenceSpan{ev}); err != nil {
+		t.Fatal(err)
+	}
+	if got := eng.rewrites.Load(); got != 3 {
+		t.Fatalf("%d rewrites after a batch, calls and evidence, want 3", got)
+	}
+	if got, err = store.CallsByTrace(ctx, later.TraceID); err != nil || len(got) != 1 || !slices.Equal(got[0].MemberRefs, []string{ref}) {
+		t.Fatalf("after its evidence the later call reads %+v, %v", got, err)
 	}
 }
 

@@ -227,26 +227,35 @@ func (s *Store) InsertCalls(ctx context.Context, calls []ledger.Call) error {
 		return fmt.Errorf("ledger: encode rows: %w", err)
 	}
 	*buf = b
-	if err = s.insertRows(ctx, "insert_llm_calls", "RowBinary", len(calls), b); err != nil {
-		return err
-	}
 	traces := make([]string, len(calls))
 	for i := range calls {
 		traces[i] = calls[i].TraceID
 	}
-	return s.RefreshCalls(ctx, traces)
+	return s.InsertBatch(ctx, [][]byte{b}, len(calls), traces, nil)
 }
 
-// InsertCallRows writes n call rows encoded by EncodeCalls, in chunks of
-// whole rows, like InsertCalls; traces are the rows' trace IDs.
-func (s *Store) InsertCallRows(ctx context.Context, chunks [][]byte, n int, traces []string) error {
-	if n == 0 {
-		return nil
+// InsertBatch writes n call rows encoded by EncodeCalls, in chunks of
+// whole rows, like InsertCalls (traces are the rows' trace IDs), and
+// evidence spans, like InsertEvidence. One rewrite of the kept calls
+// follows both: its fixed part is the engine's largest cost per batch
+// (RefreshCalls), and a batch's evidence is mostly of its calls' traces.
+func (s *Store) InsertBatch(ctx context.Context, chunks [][]byte, n int, traces []string, evidence []ledger.EvidenceSpan) error {
+	if n > 0 {
+		if err := s.insertRows(ctx, "insert_llm_calls", "RowBinary", n, chunks...); err != nil {
+			return err
+		}
 	}
-	if err := s.insertRows(ctx, "insert_llm_calls", "RowBinary", n, chunks...); err != nil {
+	if err := insertJSON(ctx, s, "insert_evidence_spans", evidence); err != nil {
 		return err
 	}
-	return s.RefreshCalls(ctx, traces)
+	// Only their content references make evidence spans part of a call.
+	refreshed := slices.Clip(traces) // appending must not write into the caller's array
+	for i := range evidence {
+		if len(evidence[i].ContentRefs) > 0 {
+			refreshed = append(refreshed, evidence[i].TraceID)
+		}
+	}
+	return s.RefreshCalls(ctx, refreshed)
 }
 
 // refreshBytes bounds the trace IDs of one rewrite: the list is a literal,
@@ -344,17 +353,7 @@ func (s *Store) RefreshCallsBefore(ctx context.Context, tenant string, cutoff ti
 // InsertEvidence writes evidence span rows, first write winning like
 // InsertCalls.
 func (s *Store) InsertEvidence(ctx context.Context, spans []ledger.EvidenceSpan) error {
-	if err := insertJSON(ctx, s, "insert_evidence_spans", spans); err != nil {
-		return err
-	}
-	// Only their content references make evidence spans part of a call.
-	var traces []string
-	for i := range spans {
-		if len(spans[i].ContentRefs) > 0 {
-			traces = append(traces, spans[i].TraceID)
-		}
-	}
-	return s.RefreshCalls(ctx, traces)
+	return s.InsertBatch(ctx, nil, 0, nil, spans)
 }
 
 // InsertLogRefs writes the links of log records' content references to
