@@ -3,9 +3,10 @@
 // the test of whether reconciliation reports calls lost before Docket. It
 // takes OTLP/gRPC, drops each span whose ID (or, with -by trace, whose
 // trace's ID) hashes below the share, so the drop is spread evenly and
-// independent of what the span is, forwards the rest, and at exit prints how many spans, and how many LLM call spans
-// (those naming a GenAI operation), it dropped: the truth reconciliation's
-// missing share is checked against.
+// independent of what the span is, forwards the rest, and at exit prints
+// how many spans, and how many LLM call spans (spans the ledger takes as
+// one model call each), it dropped: the truth reconciliation's missing
+// share is checked against.
 //
 //	dropproxy -listen 127.0.0.1:14318 -upstream 127.0.0.1:14317 -drop 0.01
 package main
@@ -86,7 +87,8 @@ func (p *proxy) Export(ctx context.Context, req ptraceotlp.ExportRequest) (ptrac
 	td.ResourceSpans().RemoveIf(func(rs ptrace.ResourceSpans) bool {
 		rs.ScopeSpans().RemoveIf(func(ss ptrace.ScopeSpans) bool {
 			ss.Spans().RemoveIf(func(s ptrace.Span) bool {
-				_, call := s.Attributes().Get(conventions.OperationName)
+				role, _ := conventions.Read(ss.Scope().Name(), s.Attributes()).Classify(s.Name())
+				call := role == conventions.RoleCall
 				p.spans.Add(1)
 				if call {
 					p.calls.Add(1)

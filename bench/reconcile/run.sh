@@ -49,7 +49,7 @@ grep -h "spans not exported" "$REC_DATA/llmapp.log" || true
 if [ -n "${proxy:-}" ]; then kill "$proxy"; wait "$proxy" 2>/dev/null || true; cat "$REC_DATA/dropproxy.log"; fi
 echo "waiting for the ledger queue and the extension's next run (every minute)…"
 sleep 75
-curl -fsS "127.0.0.1:$REC_METRICS_PORT/metrics" | grep -E '^docket_(reconcile|ledger_calls_written|completeness_spans)' || true
+curl -fsS "127.0.0.1:$REC_METRICS_PORT/metrics" | grep -E '^otelcol_(extension_reconcile|exporter_ledger_completeness)' || true
 kill "$collector"; wait "$collector" 2>/dev/null || true
 echo
 OPENAI_ADMIN_KEY="$(cat "$REC_DATA/admin.key")" bin/docket usage pull --data "$REC_DATA" --actor run.sh --provider openai \
