@@ -5,8 +5,8 @@
 -- request: provider_calls, migration 0008); so a row is kept while a hold
 -- covers any call row of its trace, the rule evidence spans follow too.
 -- call_lifecycle's hold match is spelled out as lifecycle_expirable_calls
--- counts it; holds are read just before the delete (which checks holds on
--- the trace again). Rows go by key, judged as
+-- counts it; holds are read just before the delete (which checks every hold
+-- again). Rows go by key, judged as
 -- FINAL shows them: a later version under the same key (a conflict, never
 -- shown) must neither decide nor be left to surface when the recorded row
 -- goes.

@@ -13,16 +13,33 @@ import (
 	"strings"
 )
 
-//go:embed *.sql migrations/*.sql
+//go:embed *.sql migrations/*.sql fragments/*.sql
 var files embed.FS
 
-// Get returns the named query (file name without ".sql").
+// include starts a line of a query that stands for a fragment: a condition
+// several queries share, written once in fragments/NAME.sql.
+const include = "-- include:"
+
+// Get returns the named query (file name without ".sql"), each line
+// "-- include: NAME" replaced by fragments/NAME.sql.
 func Get(name string) (string, error) {
 	b, err := files.ReadFile(name + ".sql")
 	if err != nil {
 		return "", fmt.Errorf("queries: %q: %w", name, err)
 	}
-	return strings.TrimSpace(string(b)), nil
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for i, line := range lines {
+		frag, ok := strings.CutPrefix(strings.TrimSpace(line), include)
+		if !ok {
+			continue
+		}
+		f, err := files.ReadFile(path.Join("fragments", strings.TrimSpace(frag)+".sql"))
+		if err != nil {
+			return "", fmt.Errorf("queries: %q includes %w", name, err)
+		}
+		lines[i] = strings.TrimSpace(string(f))
+	}
+	return strings.Join(lines, "\n"), nil
 }
 
 // MustGet is Get for queries that are part of the binary and checked by tests.

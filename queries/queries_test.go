@@ -39,3 +39,28 @@ func TestGetUnknown(t *testing.T) {
 		t.Fatal("no error")
 	}
 }
+
+func TestGetIncludesFragments(t *testing.T) {
+	q, err := Get("lifecycle_expire_calls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	frag, err := files.ReadFile("fragments/held_by_end_user.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(q, include) || !strings.Contains(q, strings.TrimSpace(string(frag))) {
+		t.Fatalf("the fragment is not in the query:\n%s", q)
+	}
+	entries, err := files.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if name, ok := strings.CutSuffix(e.Name(), ".sql"); ok {
+			if _, err := Get(name); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+}

@@ -374,28 +374,85 @@ func (m *Manager) expireRows(ctx context.Context, keys, remove string, params ma
 	if keys == "" {
 		return m.exec(ctx, remove, params)
 	}
-	type key struct {
-		TraceID string `json:"trace_id"`
-		SpanID  string `json:"span_id"`
-	}
-	rows, err := query[key](ctx, m, keys, params)
+	rows, err := m.expiringKeys(ctx, keys, params)
 	if err != nil {
 		return err
 	}
-	for len(rows) > 0 {
-		batch, size := [][2]string{}, 0
-		for len(rows) > 0 && (len(batch) == 0 || size+len(rows[0].TraceID)+len(rows[0].SpanID)+8 <= expireKeysBytes) {
-			batch = append(batch, [2]string{rows[0].TraceID, rows[0].SpanID})
-			size += len(rows[0].TraceID) + len(rows[0].SpanID) + 8
-			rows = rows[1:]
+	return m.removeKeys(ctx, remove, params["tenant"].(string), rows)
+}
+
+// rowKey is a ledger row's key, [trace_id, span_id].
+type rowKey [2]string
+
+// expiringKeys reads the keys the query keys finds past retention and not
+// held. A hold created after this read is seen by removeKeys' statement.
+func (m *Manager) expiringKeys(ctx context.Context, keys string, params map[string]any) ([]rowKey, error) {
+	rows, err := query[struct {
+		TraceID string `json:"trace_id"`
+		SpanID  string `json:"span_id"`
+	}](ctx, m, keys, params)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]rowKey, len(rows))
+	for i, r := range rows {
+		out[i] = rowKey{r.TraceID, r.SpanID}
+	}
+	return out, nil
+}
+
+// removeKeys runs the DELETE remove over keys of tenant, a trace's keys
+// in one statement and at most about expireKeysBytes of keys in each. Each
+// statement gets the end users its traces' calls name, read just before
+// it: the holds naming an end user it reads itself are matched against
+// them, so that a hold placed since the keys were read keeps its traces.
+func (m *Manager) removeKeys(ctx context.Context, remove, tenant string, keys []rowKey) error {
+	slices.SortFunc(keys, func(a, b rowKey) int { return strings.Compare(a[0], b[0]) })
+	for len(keys) > 0 {
+		n, size := 0, 0
+		var traces []string
+		for n < len(keys) && (n == 0 || keys[n][0] == keys[n-1][0] || size+len(keys[n][0])+len(keys[n][1])+8 <= expireKeysBytes) {
+			if n == 0 || keys[n][0] != keys[n-1][0] {
+				traces = append(traces, keys[n][0])
+			}
+			size += len(keys[n][0]) + len(keys[n][1]) + 8
+			n++
 		}
-		list, err := json.Marshal(batch)
+		users, err := m.traceEndUsers(ctx, tenant, traces)
 		if err != nil {
 			return err
 		}
-		if err := m.exec(ctx, remove, map[string]any{"tenant": params["tenant"], "keys": string(list)}); err != nil {
+		list, err := json.Marshal(keys[:n])
+		if err != nil {
 			return err
 		}
+		if err := m.exec(ctx, remove, map[string]any{"tenant": tenant, "keys": string(list), "users": users}); err != nil {
+			return err
+		}
+		keys = keys[n:]
 	}
 	return nil
+}
+
+// traceEndUsers is the JSON list of [trace_id, end_user_ref, start in Unix
+// nanoseconds] of the call rows of traces that name an end user.
+func (m *Manager) traceEndUsers(ctx context.Context, tenant string, traces []string) (string, error) {
+	list, err := json.Marshal(traces)
+	if err != nil {
+		return "", err
+	}
+	rows, err := query[struct {
+		TraceID string      `json:"trace_id"`
+		EndUser string      `json:"end_user_ref"`
+		StartNS json.Number `json:"start_ns"`
+	}](ctx, m, "lifecycle_trace_end_users", map[string]any{"tenant": tenant, "traces": string(list)})
+	if err != nil {
+		return "", err
+	}
+	users := make([][3]any, len(rows))
+	for i, r := range rows {
+		users[i] = [3]any{r.TraceID, r.EndUser, r.StartNS}
+	}
+	b, err := json.Marshal(users)
+	return string(b), err
 }

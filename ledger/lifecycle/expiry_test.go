@@ -206,3 +206,63 @@ func TestExpiryHeartbeatAndInterruptedRuns(t *testing.T) {
 		t.Fatalf("live run: %+v", got)
 	}
 }
+
+// A hold naming only an end user, placed after an expiry run read the keys
+// of the rows past retention and before it deleted them, still keeps that
+// end user's traces: their calls, the call span of a second
+// instrumentation that does not name the end user, and their evidence.
+func TestHoldByEndUserPlacedDuringExpiryKeepsItsTraces(t *testing.T) {
+	f := newFixture(t, dirStore(t), Options{})
+	start := time.Now().UTC().Add(-time.Hour)
+	held := f.call(callSpec{endUser: "u-disputed", start: start, input: "disputed"})
+	f.call(callSpec{trace: held.TraceID, parent: held.SpanID, start: start})
+	f.evidence(held.TraceID, start)
+	other := f.call(callSpec{endUser: "u-other", start: start, input: "expires"})
+	f.evidence(other.TraceID, start)
+	// A trace's stored call rows, its calls as the evidence page reads
+	// them, and its evidence spans.
+	count := func(trace string) [3]int {
+		ev, err := ledgerStore.EvidenceByTrace(ctx, trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return [3]int{physicalRows(t, f.tenant, trace), len(f.calls(trace)), len(ev)}
+	}
+	if got := count(held.TraceID); got != [3]int{2, 1, 1} {
+		t.Fatalf("held trace before the run: %v rows, calls, evidence spans; want [2 1 1]", got)
+	}
+
+	// The run reads the keys of both tables with a cutoff after every row…
+	params := map[string]any{"tenant": f.tenant, "cutoff": start.Add(day)}
+	callKeys, err := f.m.expiringKeys(ctx, "lifecycle_expiring_call_keys", params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spanKeys, err := f.m.expiringKeys(ctx, "lifecycle_expiring_evidence_keys", params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(callKeys) != 3 || len(spanKeys) != 2 {
+		t.Fatalf("keys read: %d calls, %d evidence spans; want 3 and 2", len(callKeys), len(spanKeys))
+	}
+	// …the hold is placed…
+	if _, _, err := f.m.CreateHold(ctx, admin, HoldRequest{Scope: Scope{Tenant: f.tenant, EndUserRef: "u-disputed"}, Reason: "complaint 17"}); err != nil {
+		t.Fatal(err)
+	}
+	// …and the run deletes what it read.
+	if err := f.m.removeKeys(ctx, "lifecycle_expire_calls", f.tenant, callKeys); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.m.removeKeys(ctx, "lifecycle_expire_evidence", f.tenant, spanKeys); err != nil {
+		t.Fatal(err)
+	}
+	if err := ledgerStore.RefreshCallsBefore(ctx, f.tenant, start.Add(day)); err != nil {
+		t.Fatal(err)
+	}
+	if got := count(held.TraceID); got != [3]int{2, 1, 1} {
+		t.Fatalf("the held end user's trace kept %v rows, calls, evidence spans; want [2 1 1]", got)
+	}
+	if got := count(other.TraceID); got != [3]int{} {
+		t.Fatalf("the trace no hold covers kept %v rows, calls, evidence spans", got)
+	}
+}
