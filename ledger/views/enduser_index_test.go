@@ -188,7 +188,7 @@ func TestEndUserProjectionFindsWhatTheTableFinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := storage.Bind(queries.MustGet("lifecycle_expire_calls"), map[string]any{"tenant": "zzz-idx-a", "keys": string(js)})
+	q, err := storage.Bind(queries.MustGet("lifecycle_expire_calls"), map[string]any{"tenant": "zzz-idx-a", "keys": string(js), "users": "[]"})
 	if err != nil {
 		t.Fatal(err)
 	}
