@@ -4,7 +4,7 @@
 -- of which only one carries the end user (two instrumentations of one
 -- request: provider_calls, migration 0008); so a row is kept while a hold
 -- covers any call row of its trace, the rule evidence spans follow too.
--- call_lifecycle's hold match is spelled out as lifecycle_expirable_calls
+-- call_lifecycle's hold match is spelled out (a fragment) as lifecycle_expirable_calls
 -- counts it; holds are read just before the delete (which checks every hold
 -- again). Rows go by key, judged as
 -- FINAL shows them: a later version under the same key (a conflict, never
@@ -13,10 +13,4 @@
 SELECT trace_id, span_id FROM llm_calls FINAL
 WHERE tenant = {tenant:String}
   AND start_time < {cutoff:DateTime64}
-  AND trace_id NOT IN
-  (
-      SELECT trace_id FROM llm_calls FINAL
-      WHERE tenant = {tenant:String}
-        AND arrayExists(s -> (s.1 = '' OR s.1 = end_user_ref) AND (s.2 = '' OR s.2 = trace_id) AND start_time >= s.3 AND start_time < s.4,
-            (SELECT groupArray((end_user_ref, trace_id, from_time, to_time)) FROM active_legal_holds WHERE tenant = {tenant:String}))
-  )
+  -- include: not_in_held_call_trace
