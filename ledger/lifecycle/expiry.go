@@ -360,8 +360,8 @@ func (m *Manager) ExpiryRuns(ctx context.Context, p access.Principal, limit uint
 	return out, nil
 }
 
-// expireKeysBytes bounds the key list of one DELETE: it is a literal in
-// the statement's text.
+// expireKeysBytes bounds the key list of one DELETE, which is a literal in
+// the statement's text; a trace's keys are not split, whatever their size.
 const expireKeysBytes = 256 << 10
 
 // expireRows runs the DELETE remove. With a keys query it first reads the
@@ -411,12 +411,15 @@ func (m *Manager) removeKeys(ctx context.Context, remove, tenant string, keys []
 	for len(keys) > 0 {
 		n, size := 0, 0
 		var traces []string
-		for n < len(keys) && (n == 0 || keys[n][0] == keys[n-1][0] || size+len(keys[n][0])+len(keys[n][1])+8 <= expireKeysBytes) {
-			if n == 0 || keys[n][0] != keys[n-1][0] {
-				traces = append(traces, keys[n][0])
+		for ; n < len(keys); n++ {
+			k, grow := keys[n], len(keys[n][0])+len(keys[n][1])+8
+			if n == 0 || k[0] != keys[n-1][0] {
+				if n > 0 && size+grow > expireKeysBytes {
+					break
+				}
+				traces = append(traces, k[0])
 			}
-			size += len(keys[n][0]) + len(keys[n][1]) + 8
-			n++
+			size += grow
 		}
 		users, err := m.traceEndUsers(ctx, tenant, traces)
 		if err != nil {
