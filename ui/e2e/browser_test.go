@@ -90,6 +90,14 @@ func (p *page) doFor(what string, d time.Duration, actions ...chromedp.Action[ch
 	}
 }
 
+// click clicks sel once no part of the page is still loading (ui.js marks
+// a loading part aria-busy). A click lands where sel was a moment before;
+// a part that finishes loading above it in between moves it, and the click
+// hits something else.
+func click[S chromedp.Selectable](sel S) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(chromedp.WaitNotPresent(chromedp.CSS(`[aria-busy="true"]`)), chromedp.Click(sel))
+}
+
 func (p *page) bodyText() string {
 	ctx, cancel := p.within(5 * time.Second)
 	defer cancel()
@@ -131,7 +139,7 @@ func (p *page) signIn(user, password string) {
 	p.t.Helper()
 	p.do("sign in as "+user, chromedp.WaitVisible(tid("login-form")),
 		chromedp.SendKeys(tid("login-user"), user), chromedp.SendKeys(tid("login-password"), password),
-		chromedp.Click(tid("login-submit")), chromedp.WaitNotPresent(tid("login-form")))
+		click(tid("login-submit")), chromedp.WaitNotPresent(tid("login-form")))
 }
 
 // changeOneTimePassword completes the forced change after a first sign-in.
@@ -139,7 +147,7 @@ func (p *page) changeOneTimePassword(current, next string) {
 	p.t.Helper()
 	p.do("forced password change", chromedp.WaitVisible(tid("password-required")),
 		chromedp.SendKeys(tid("password-current"), current), chromedp.SendKeys(tid("password-new"), next),
-		chromedp.SendKeys(tid("password-confirm"), next), chromedp.Click(tid("password-submit")))
+		chromedp.SendKeys(tid("password-confirm"), next), click(tid("password-submit")))
 	p.waitGone(tid("password-form"))
 }
 
@@ -150,7 +158,7 @@ func (p *page) waitGone(sel chromedp.CSS) {
 
 func (p *page) signOut() {
 	p.t.Helper()
-	p.do("sign out", chromedp.Click(tid("sign-out")), chromedp.WaitVisible(tid("login-form")))
+	p.do("sign out", click(tid("sign-out")), chromedp.WaitVisible(tid("login-form")))
 }
 
 // shot saves a screenshot for the README when DOCKET_SCREENSHOTS names a
@@ -317,9 +325,9 @@ func TestEvidenceUIInChromium(t *testing.T) {
 	p.changeOneTimePassword(audePW, audeNew)
 	p.visit("/complaints/" + attack)
 	p.do("reveal the input",
-		chromedp.Click(chromedp.CSS(`[data-content-field="input"] [data-testid="reveal-button"]`)),
+		click(chromedp.CSS(`[data-content-field="input"] [data-testid="reveal-button"]`)),
 		chromedp.SendKeys(tid("reveal-reason"), "ticket 4711: customer disputes the answer"),
-		chromedp.Click(tid("reveal-submit")))
+		click(tid("reveal-submit")))
 	shown := p.text(tid("reveal-content"))
 	if !strings.Contains(shown, `<script>document.title=\"pwned\"</script>`) && !strings.Contains(shown, `<script>document.title="pwned"</script>`) {
 		t.Errorf("revealed content does not show the markup as text: %q", shown)
@@ -343,9 +351,9 @@ func TestEvidenceUIInChromium(t *testing.T) {
 	// the tool call's arguments are the item of kind tool.call.arguments.
 	const toolItem = `[data-testid="span-content"] [data-content-field$="tool.call.arguments"] `
 	p.do("reveal the tool call's arguments",
-		chromedp.Click(chromedp.CSS(toolItem+`[data-testid="reveal-button"]`)),
+		click(chromedp.CSS(toolItem+`[data-testid="reveal-button"]`)),
 		chromedp.SendKeys(chromedp.CSS(toolItem+`[data-testid="reveal-reason"]`), "ticket 4712: which account did the tool look up"),
-		chromedp.Click(chromedp.CSS(toolItem+`[data-testid="reveal-submit"]`)))
+		click(chromedp.CSS(toolItem+`[data-testid="reveal-submit"]`)))
 	if got := p.text(chromedp.CSS(toolItem + `[data-testid="reveal-content"]`)); !strings.Contains(got, toolCanary) {
 		t.Errorf("revealed tool arguments: %q", got)
 	}
@@ -357,10 +365,10 @@ func TestEvidenceUIInChromium(t *testing.T) {
 		chromedp.SetValue(tid("export-tenant"), "default"),
 		chromedp.SetValue(tid("export-format"), "jsonl"),
 		chromedp.SendKeys(tid("export-reason"), "quarterly audit of the support bot"),
-		chromedp.Click(tid("export-submit")),
+		click(tid("export-submit")),
 		chromedp.WaitVisible(tid("export-download")))
 	p.shot("export")
-	p.do("download", chromedp.Click(tid("export-download")))
+	p.do("download", click(tid("export-download")))
 	bundle := unzipDownload(t, downloads)
 	verify := func() error {
 		out, err := exec.Command(s.bin, "export", "verify", bundle).CombinedOutput()
@@ -399,7 +407,7 @@ func TestEvidenceUIInChromium(t *testing.T) {
 	p.visit("/admin/holds?tenant=default")
 	p.do("place a hold", chromedp.WaitVisible(tid("hold-form")),
 		chromedp.SendKeys(tid("hold-tenant"), "default"), chromedp.SendKeys(tid("hold-trace_id"), plain),
-		chromedp.SendKeys(tid("hold-reason"), "litigation LIT-7"), chromedp.Click(tid("hold-submit")),
+		chromedp.SendKeys(tid("hold-reason"), "litigation LIT-7"), click(tid("hold-submit")),
 		chromedp.WaitVisible(tid("hold-row")))
 	if row := p.text(tid("hold-row")); !strings.Contains(row, "litigation LIT-7") || !strings.Contains(row, "active") {
 		t.Errorf("hold row: %q", row)

@@ -97,7 +97,7 @@ func TestReplayFromTheComplaintPage(t *testing.T) {
 		chromedp.SetValue(tid("replay-n"), "8"), chromedp.SetValue(tid("replay-budget"), "0.10"),
 		chromedp.SendKeys(tid("replay-reason"), reason))
 	p.shot("complaint-replay-form")
-	p.do("start the replay", chromedp.Click(tid("replay-submit")))
+	p.do("start the replay", click(tid("replay-submit")))
 	// The run's progress shows while it runs; the page shows the evidence
 	// again when it ends, with the new run's record.
 	rec := chromedp.CSS(`[data-testid="replay"]`)

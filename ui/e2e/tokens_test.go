@@ -49,7 +49,7 @@ func TestTokenExportFromRunningInstance(t *testing.T) {
 		chromedp.SendKeys(tid("token-name"), "audit-cli"),
 		chromedp.SendKeys(tid("token-tenant"), "default"),
 		chromedp.SetValue(tid("token-role"), "auditor"),
-		chromedp.Click(tid("token-submit")),
+		click(tid("token-submit")),
 		chromedp.WaitVisible(tid("token-secret")),
 		chromedp.WaitVisible(tid("token-row")))
 	token := eval[string](p, `document.querySelector('[data-testid="token-secret"]').value`)
@@ -150,7 +150,7 @@ func TestTokenExportFromRunningInstance(t *testing.T) {
 
 	// Revoked in the UI, the token is refused at once.
 	p.visit("/admin/tokens")
-	p.do("revoke", chromedp.Click(chromedp.CSS(`[data-testid="token-row"] [data-testid="token-revoke"]`)),
+	p.do("revoke", click(chromedp.CSS(`[data-testid="token-row"] [data-testid="token-revoke"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="token-row"][data-status="revoked"]`)))
 	again := exec.Command(s.bin, "export", "--server", s.uiURL, "--tenant", "default", "--from", "2020-01-01", "--to", "2100-01-01",
 		"--out", filepath.Join(t.TempDir(), "again"), "--reason", "after revocation")
