@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"syscall"
 
@@ -282,32 +283,30 @@ func (s *s3Backend) heldVersion(ctx context.Context, v minio.ObjectInfo) bool {
 }
 
 // setHold sets the legal hold of every version of the key, so no copy of
-// the content can be deleted while the hold stands.
+// the content can be deleted while the hold stands. A gone object is
+// ErrNotFound on a bucket without Object Lock too: a hold must not count
+// it as kept by the checks.
 func (s *s3Backend) setHold(ctx context.Context, key string, on bool) error {
 	return s.do(ctx, func(ctx context.Context) error {
-		if !s.lockEnabled {
-			return ErrLegalHoldUnsupported
-		}
 		vs, err := s.versions(ctx, key)
 		if err != nil {
 			return err
+		}
+		vs = slices.DeleteFunc(vs, func(v minio.ObjectInfo) bool { return v.IsDeleteMarker })
+		switch {
+		case len(vs) == 0:
+			return ErrNotFound
+		case !s.lockEnabled:
+			return ErrLegalHoldUnsupported
 		}
 		status := minio.LegalHoldDisabled
 		if on {
 			status = minio.LegalHoldEnabled
 		}
-		n := 0
 		for _, v := range vs {
-			if v.IsDeleteMarker {
-				continue
-			}
-			n++
 			if err := s.client.PutObjectLegalHold(ctx, s.cfg.Bucket, v.Key, minio.PutObjectLegalHoldOptions{VersionID: v.VersionID, Status: &status}); err != nil {
 				return err
 			}
-		}
-		if n == 0 {
-			return ErrNotFound
 		}
 		return nil
 	})
