@@ -75,8 +75,10 @@ type HoldApplied struct {
 }
 
 // CreateHold puts everything in the scope on legal hold. The hold is in
-// force once recorded; it is then applied to the objects the covered calls
-// reference, so the store itself refuses to delete them. Calls that arrive
+// force once recorded and the batches of deletions that read the holds
+// before it have ended (fence.go), which CreateHold waits for; it is then
+// applied to the objects the covered calls reference, so the store itself
+// refuses to delete them. Calls that arrive
 // later are covered too (their objects are held at the next sync, and the
 // checks of deletion and expiry see them at once). If applying fails, the
 // hold is returned with the error; the next run of a deletion job, an expiry
@@ -100,6 +102,11 @@ func (m *Manager) CreateHold(ctx context.Context, p access.Principal, req HoldRe
 		return Hold{}, HoldApplied{}, err
 	}
 	m.logger.Info("legal hold created", "hold_id", id, "actor", p.User)
+	// Batches of deletions that read the holds before this one was
+	// recorded may still be deleting; the hold is in force once they end.
+	if err := m.awaitDisposals(ctx, scope.Tenant); err != nil {
+		return h, HoldApplied{}, fmt.Errorf("lifecycle: hold %s is recorded; waiting for deletions under way: %w", id, err)
+	}
 	applied, err := m.applyHold(ctx, h, p.User)
 	if err != nil {
 		return h, applied, fmt.Errorf("lifecycle: hold %s is in force; applying it to the store failed and is retried by the next sync: %w", id, err)

@@ -177,6 +177,16 @@ func (m *Manager) dispose(ctx context.Context, tenant string, cutoff time.Time, 
 	for i, r := range refs {
 		names[i] = r.String()
 	}
+	var f fence
+	if !dryRun {
+		// Begun before the holds are read: a hold recorded after this
+		// read waits for the batch (fence.go).
+		var err error
+		if f, err = m.beginDisposal(ctx, tenant); err != nil {
+			return d, err
+		}
+		defer m.endDisposal(ctx, f)
+	}
 	status, err := m.refStatuses(ctx, tenant, cutoff, names)
 	if err != nil {
 		return d, err
@@ -193,6 +203,9 @@ func (m *Manager) dispose(ctx context.Context, tenant string, cutoff time.Time, 
 		case dryRun:
 			d.deleted++
 			continue
+		}
+		if err := f.mayDelete(); err != nil {
+			return d, err
 		}
 		err := m.content.Delete(ctx, ref)
 		switch {
