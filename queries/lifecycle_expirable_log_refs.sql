@@ -7,8 +7,9 @@ FROM
 (
     SELECT
         trace_id IN (SELECT trace_id FROM call_lifecycle(tenant = {tenant:String}) WHERE notEmpty(hold_ids))
-        OR arrayExists(s -> s.1 = '' AND (s.2 = '' OR s.2 = trace_id) AND time >= s.3 AND time < s.4,
-            (SELECT groupArray((end_user_ref, trace_id, from_time, to_time)) FROM active_legal_holds WHERE tenant = {tenant:String})) AS is_held
+        OR
+        -- include: held_by_trace_or_time(time)
+        AS is_held
     FROM log_content_refs FINAL
     WHERE tenant = {tenant:String} AND time < {cutoff:DateTime64}
 )

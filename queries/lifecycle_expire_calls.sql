@@ -14,7 +14,7 @@ WHERE tenant = {tenant:String}
   )
   -- A hold created since the keys were read still keeps them: one on the
   -- trace, by the row's own start…
-  AND NOT arrayExists(s -> s.1 = '' AND (s.2 = '' OR s.2 = trace_id) AND start_time >= s.3 AND start_time < s.4,
-      (SELECT groupArray((end_user_ref, trace_id, from_time, to_time)) FROM active_legal_holds WHERE tenant = {tenant:String}))
+  AND NOT
+  -- include: held_by_trace_or_time(start_time)
   -- …and one naming an end user of the trace's calls.
   -- include: held_by_end_user

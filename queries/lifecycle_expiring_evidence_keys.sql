@@ -5,6 +5,6 @@
 SELECT trace_id, span_id FROM evidence_spans FINAL
 WHERE tenant = {tenant:String}
   AND start_time < {cutoff:DateTime64}
-  AND NOT arrayExists(s -> s.1 = '' AND (s.2 = '' OR s.2 = trace_id) AND start_time >= s.3 AND start_time < s.4,
-      (SELECT groupArray((end_user_ref, trace_id, from_time, to_time)) FROM active_legal_holds WHERE tenant = {tenant:String}))
+  AND NOT
+  -- include: held_by_trace_or_time(start_time)
   -- include: not_in_held_call_trace

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,27 +18,50 @@ import (
 var files embed.FS
 
 // include starts a line of a query that stands for a fragment: a condition
-// several queries share, written once in fragments/NAME.sql.
+// several queries share, written once in fragments/NAME.sql. A fragment
+// that compares a column the queries name differently says ROW_TIME, and
+// the line names the column: "-- include: NAME(column)".
 const include = "-- include:"
 
+// rowTime is the fragments' word for the column a line of include names.
+const rowTime = "ROW_TIME"
+
+// column is what an include line may name: an identifier.
+var column = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+
 // Get returns the named query (file name without ".sql"), each line
-// "-- include: NAME" replaced by fragments/NAME.sql.
+// "-- include: NAME" or "-- include: NAME(column)" replaced by
+// fragments/NAME.sql, with the column for ROW_TIME.
 func Get(name string) (string, error) {
 	b, err := files.ReadFile(name + ".sql")
 	if err != nil {
 		return "", fmt.Errorf("queries: %q: %w", name, err)
 	}
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return expand(name, string(b))
+}
+
+// expand replaces the include lines of the text of query name.
+func expand(name, text string) (string, error) {
+	lines := strings.Split(strings.TrimSpace(text), "\n")
 	for i, line := range lines {
 		frag, ok := strings.CutPrefix(strings.TrimSpace(line), include)
 		if !ok {
 			continue
 		}
-		f, err := files.ReadFile(path.Join("fragments", strings.TrimSpace(frag)+".sql"))
+		frag, arg, hasArg := strings.Cut(strings.TrimSpace(frag), "(")
+		arg, closed := strings.CutSuffix(arg, ")")
+		if hasArg && (!closed || !column.MatchString(arg)) {
+			return "", fmt.Errorf("queries: %q: an include names one column: %q", name, line)
+		}
+		f, err := files.ReadFile(path.Join("fragments", frag+".sql"))
 		if err != nil {
 			return "", fmt.Errorf("queries: %q includes %w", name, err)
 		}
-		lines[i] = strings.TrimSpace(string(f))
+		text := strings.TrimSpace(string(f))
+		if hasArg != strings.Contains(text, rowTime) {
+			return "", fmt.Errorf("queries: %q: fragment %s takes a column if and only if it says %s", name, frag, rowTime)
+		}
+		lines[i] = strings.ReplaceAll(text, rowTime, arg)
 	}
 	return strings.Join(lines, "\n"), nil
 }

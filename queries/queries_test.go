@@ -52,6 +52,22 @@ func TestGetIncludesFragments(t *testing.T) {
 	if strings.Contains(q, include) || !strings.Contains(q, strings.TrimSpace(string(frag))) {
 		t.Fatalf("the fragment is not in the query:\n%s", q)
 	}
+	// A fragment that compares a time column gets the one the line names.
+	q, err = Get("lifecycle_expire_log_refs")
+	if err != nil || strings.Contains(q, rowTime) || !strings.Contains(q, "AND time >= s.3 AND time < s.4") {
+		t.Fatalf("the column is not in the fragment's text (%v):\n%s", err, q)
+	}
+	for _, bad := range []string{
+		"-- include: held_by_trace_or_time",            // the column is missing
+		"-- include: held_by_end_user(start_time)",     // the fragment takes none
+		"-- include: held_by_trace_or_time(time) OR 1", // not one column
+		"-- include: held_by_trace_or_time(x, y)",      // not one column
+		"-- include: held_by_trace_or_time(start_time", // not closed
+	} {
+		if q, err := expand("test", "SELECT 1 WHERE\n"+bad); err == nil {
+			t.Errorf("%q expanded to %q", bad, q)
+		}
+	}
 	entries, err := files.ReadDir(".")
 	if err != nil {
 		t.Fatal(err)

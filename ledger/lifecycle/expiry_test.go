@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"fmt"
+	"github.com/docketlabs/docket/ledger/ledgertest"
 	"slices"
 	"strings"
 	"testing"
@@ -264,5 +265,63 @@ func TestHoldByEndUserPlacedDuringExpiryKeepsItsTraces(t *testing.T) {
 	}
 	if got := count(other.TraceID); got != [3]int{} {
 		t.Fatalf("the trace no hold covers kept %v rows, calls, evidence spans", got)
+	}
+}
+
+// A hold without an end user (on a tenant's time range) keeps the rows it
+// covers by their own time: evidence spans and log records' links of a
+// trace without calls, which no call's hold reaches; and, placed between
+// a run's reading of the keys and its delete, call rows too. Rows outside
+// the range expire.
+func TestHoldOnATimeRangeKeepsRowsByTheirOwnTime(t *testing.T) {
+	f := newFixture(t, dirStore(t), Options{})
+	start := time.Now().UTC().Add(-time.Hour)
+	before := start.Add(-10 * day)
+	inRange, outOfRange := ledgertest.TraceID(t), ledgertest.TraceID(t)
+	f.evidence(inRange, start)
+	f.logRecord(inRange, ledgertest.SpanID(t), "choice", "in the range", start)
+	f.evidence(outOfRange, before)
+	f.logRecord(outOfRange, ledgertest.SpanID(t), "choice", "before the range", before)
+	call := f.call(callSpec{endUser: "u", start: start, input: "asked"})
+	early := f.call(callSpec{endUser: "u", start: before, input: "asked earlier"})
+
+	// The run reads the call keys, then the hold is placed, then the run
+	// deletes what it read.
+	callKeys, err := f.m.expiringKeys(ctx, "lifecycle_expiring_call_keys", map[string]any{"tenant": f.tenant, "cutoff": start.Add(day)})
+	if err != nil || len(callKeys) != 2 {
+		t.Fatalf("call keys read: %d %v; want 2", len(callKeys), err)
+	}
+	scope := Scope{Tenant: f.tenant, From: start.Add(-time.Hour), To: start.Add(time.Hour)}
+	if _, _, err := f.m.CreateHold(ctx, admin, HoldRequest{Scope: scope, Reason: "complaints of that hour"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.m.removeKeys(ctx, "lifecycle_expire_calls", f.tenant, callKeys); err != nil {
+		t.Fatal(err)
+	}
+	if err := ledgerStore.RefreshCallsBefore(ctx, f.tenant, start.Add(day)); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.calls(call.TraceID)) != 1 || len(f.calls(early.TraceID)) != 0 {
+		t.Fatalf("calls after the delete: in the range %d, before it %d; want 1 and 0", len(f.calls(call.TraceID)), len(f.calls(early.TraceID)))
+	}
+
+	later := time.Now().Add(500 * day)
+	want := ExpiryCounts{EvidenceSpansExpired: 1, EvidenceSpansHeld: 1, LogRefsExpired: 1, LogRefsHeld: 1, CallsHeld: 1}
+	got := func(r ExpiryRun) ExpiryCounts {
+		return ExpiryCounts{EvidenceSpansExpired: r.EvidenceSpansExpired, EvidenceSpansHeld: r.EvidenceSpansHeld,
+			LogRefsExpired: r.LogRefsExpired, LogRefsHeld: r.LogRefsHeld, CallsExpired: r.CallsExpired, CallsHeld: r.CallsHeld}
+	}
+	dry, err := f.m.Expire(ctx, admin, ExpireOptions{Now: later, Tenant: f.tenant, DryRun: true})
+	if err != nil || got(dry) != want {
+		t.Fatalf("dry run: %+v %v; want %+v", got(dry), err, want)
+	}
+	run, err := f.m.Expire(ctx, admin, ExpireOptions{Now: later, Tenant: f.tenant})
+	if err != nil || got(run) != want {
+		t.Fatalf("run: %+v %v; want %+v", got(run), err, want)
+	}
+	for trace, n := range map[string]int{inRange: 1, outOfRange: 0} {
+		if ev, err := ledgerStore.EvidenceByTrace(ctx, trace); err != nil || len(ev) != n {
+			t.Errorf("evidence spans of a trace: %d %v; want %d", len(ev), err, n)
+		}
 	}
 }
