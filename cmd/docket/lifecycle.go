@@ -278,7 +278,7 @@ func deleteCommand(lf *lifecycleFlags) *cobra.Command {
 				if err := c.Post(ctx, "/api/v1/deletions", lifecycle.DeletionRequest{Scope: scope, Reason: sf.reason}, &res); err != nil {
 					return nil, err
 				}
-				return res.Job, nil
+				return awaitJob(ctx, c, res.Job)
 			})
 		},
 	}
@@ -475,6 +475,30 @@ func query(pairs ...string) string {
 }
 
 // remoteErr is the error a server reported beside its result.
+// awaitJob follows a job the server runs in the background until its run
+// ends, so that a request through the server prints what the embedded mode
+// prints: the job after its run, and its error if the run failed.
+func awaitJob(ctx context.Context, c *apiclient.Client, job lifecycle.DeletionJob) (lifecycle.DeletionJob, error) {
+	for job.Status == lifecycle.JobPending || job.Status == lifecycle.JobRunning {
+		select {
+		case <-ctx.Done():
+			return job, ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+		var res struct {
+			Job lifecycle.DeletionJob `json:"job"`
+		}
+		if err := c.Get(ctx, "/api/v1/deletions/"+url.PathEscape(job.ID), &res); err != nil {
+			return job, err
+		}
+		job = res.Job
+	}
+	if job.Status == lifecycle.JobFailed {
+		return job, fmt.Errorf("lifecycle: deletion job %s: %s", job.ID, job.Error)
+	}
+	return job, nil
+}
+
 func remoteErr(msg string) error {
 	if msg == "" {
 		return nil

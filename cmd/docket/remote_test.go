@@ -116,11 +116,12 @@ func TestCommandsThroughRunningInstance(t *testing.T) {
 	if err != nil || json.Unmarshal([]byte(out), &holds) != nil || len(holds) != 1 || holds[0].ID != created.Hold.ID {
 		t.Fatalf("hold list --server: %v %s", err, out)
 	}
-	// A deletion request is carried out by the server; run again, it is
-	// blocked by the hold, as the embedded mode reports it.
+	// A deletion request is carried out by the server in the background;
+	// the command follows it and prints the job after its run, blocked by
+	// the hold, as the embedded mode does; run again, it still is.
 	out, _, err = run(lifecycleCommand(), admin, "delete", "request", "--server", srv.URL, "--tenant", "acme", "--trace", trace, "--reason", "erasure request 9")
 	var job lifecycle.DeletionJob
-	if err != nil || json.Unmarshal([]byte(out), &job) != nil || job.ID == "" || job.RequestedBy != "service:ops-bot" {
+	if err != nil || json.Unmarshal([]byte(out), &job) != nil || job.ID == "" || job.RequestedBy != "service:ops-bot" || job.Status != "blocked_by_hold" {
 		t.Fatalf("delete request --server: %v %s", err, out)
 	}
 	out, _, err = run(lifecycleCommand(), admin, "delete", "run", "--server", srv.URL, job.ID)

@@ -90,6 +90,18 @@ func (r jobRow) job() DeletionJob {
 // again. The returned job carries the counts of the run; if the run failed,
 // the job is returned with the error and is retried later.
 func (m *Manager) RequestDeletion(ctx context.Context, p access.Principal, req DeletionRequest) (DeletionJob, error) {
+	job, run, err := m.SubmitDeletion(ctx, p, req)
+	if err != nil {
+		return job, err
+	}
+	return run(ctx)
+}
+
+// SubmitDeletion records a deletion request as a pending job and returns
+// it with the function that runs it, for callers that answer before the
+// run ends (the UI). A pending job that is never run is resumed by the
+// background runner.
+func (m *Manager) SubmitDeletion(ctx context.Context, p access.Principal, req DeletionRequest) (DeletionJob, func(context.Context) (DeletionJob, error), error) {
 	scope, bad := req.Scope.normalize()
 	if bad == nil {
 		bad = checkReason(req.Reason)
@@ -97,16 +109,16 @@ func (m *Manager) RequestDeletion(ctx context.Context, p access.Principal, req D
 	id := newID("del_")
 	a := attempt{action: ActionDeleteRequest, tenant: req.Scope.Tenant, traceID: req.Scope.TraceID, reason: req.Reason, detail: id}
 	if err := m.authorize(ctx, p, a, bad); err != nil {
-		return DeletionJob{}, err
+		return DeletionJob{}, nil, err
 	}
 	now := m.stamp()
 	job := DeletionJob{ID: id, Scope: scope, Reason: strings.TrimSpace(req.Reason), RequestedBy: p.User, RequestedAt: now, Status: JobPending, UpdatedAt: now}
 	if err := insert(ctx, m, "lifecycle_insert_deletion_job", job.row()); err != nil {
 		m.recordFailure(ctx, p, a)
-		return DeletionJob{}, err
+		return DeletionJob{}, nil, err
 	}
 	m.logger.Info("deletion requested", "job_id", id, "actor", p.User)
-	return m.run(ctx, p, job, a)
+	return job, func(ctx context.Context) (DeletionJob, error) { return m.run(ctx, p, job, a) }, nil
 }
 
 // RunDeletion runs a deletion job again. Running a job is idempotent:

@@ -157,13 +157,12 @@ func (a *api) createDeletion(r *http.Request, s auth.Session) (int, any, error) 
 	if err = decode(r, &req); err != nil {
 		return 0, nil, err
 	}
-	p := s.Principal(req.Scope.Tenant)
-	job, err := m.RequestDeletion(r.Context(), p, req)
+	job, run, err := m.SubmitDeletion(r.Context(), s.Principal(req.Scope.Tenant), req)
 	if err != nil {
 		return 0, nil, err
 	}
 	go func() {
-		if _, err := m.RunDeletion(context.WithoutCancel(r.Context()), p, job.ID); err != nil {
+		if _, err := run(context.WithoutCancel(r.Context())); err != nil {
 			a.Logger.Error("deletion job failed; see its recorded state", "job", job.ID, "err", err)
 		}
 	}()
