@@ -107,8 +107,10 @@ func (a *api) routes(mux *http.ServeMux) {
 	mux.Handle("GET /api/v1/exports/{file}", a.allowedStream(access.RoleAuditor, a.downloadExport))
 
 	mux.Handle("GET /api/v1/holds", a.allowed(access.RoleAdmin, a.holds))
-	mux.Handle("POST /api/v1/holds", a.allowed(access.RoleAdmin, a.createHold))
-	mux.Handle("POST /api/v1/holds/{id}/release", a.allowed(access.RoleAdmin, a.releaseHold))
+	// Creating a hold waits for deletions under way and holds every covered
+	// object; releasing one runs the deletion jobs it blocked.
+	mux.Handle("POST /api/v1/holds", a.long(access.RoleAdmin, a.createHold))
+	mux.Handle("POST /api/v1/holds/{id}/release", a.long(access.RoleAdmin, a.releaseHold))
 	mux.Handle("GET /api/v1/deletions", a.allowed(access.RoleAdmin, a.deletions))
 	mux.Handle("POST /api/v1/deletions", a.allowed(access.RoleAdmin, a.createDeletion))
 	mux.Handle("GET /api/v1/deletions/{id}", a.allowed(access.RoleAdmin, a.deletion))

@@ -15,7 +15,7 @@ import (
 // Manager, which checks role and tenant and records the attempt.
 
 // long serves h, whose work may outlast the write timeout (a deletion
-// job, an expiry run over every tenant).
+// job, an expiry run over every tenant, creating or releasing a hold).
 func (a *api) long(min access.Role, h handler) http.Handler {
 	return a.allowedStream(min, func(w http.ResponseWriter, r *http.Request, s auth.Session) error {
 		out := extendWrites(w, r)

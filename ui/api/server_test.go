@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -14,6 +15,11 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/docketlabs/docket/ledger/ledgertest"
+	"github.com/docketlabs/docket/ledger/lifecycle"
+	"github.com/docketlabs/docket/ledger/storage"
+	"github.com/docketlabs/docket/queries"
 )
 
 // listenFixture serves a fixture through Listen, as the UI runs.
@@ -196,5 +202,41 @@ func TestExportExpires(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(f.exportDir, res.ID)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the expired bundle is still on disk: %v", err)
+	}
+}
+
+// TestHoldOutlastsWriteTimeout: creating a hold waits for the batches of
+// deletions of its tenant under way, and then holds every covered object;
+// that may take longer than the write timeout, and the answer still
+// arrives.
+func TestHoldOutlastsWriteTimeout(t *testing.T) {
+	f := listenFixture(t, Listener{Timeouts: Timeouts{Write: 500 * time.Millisecond}}, nil)
+	// A batch of deletions of the tenant is under way for 2 s, recorded as
+	// the lifecycle manager records one.
+	batch := "disp_" + ledgertest.SpanID(t)
+	mark := func(state string) error {
+		q, err := storage.Bind(queries.MustGet("lifecycle_insert_disposal"), map[string]any{"tenant": "acme", "disposal_id": batch, "state": state})
+		if err != nil {
+			return err
+		}
+		return store.Engine().Exec(context.Background(), q)
+	}
+	if err := mark("begun"); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan error, 1)
+	time.AfterFunc(2*time.Second, func() { ended <- mark("ended") })
+	admin := f.client(t)
+	admin.signIn("admin")
+	began := time.Now()
+	code, body := admin.do("POST", "/api/v1/holds", map[string]any{"scope": lifecycle.Scope{Tenant: "acme", TraceID: f.trace}, "reason": "case 12"})
+	if err := <-ended; err != nil {
+		t.Fatal(err)
+	}
+	if code != http.StatusCreated {
+		t.Fatalf("hold: %d %s", code, body)
+	}
+	if took := time.Since(began); took < 2*time.Second {
+		t.Fatalf("the hold answered after %s, before the batch under way ended", took)
 	}
 }
