@@ -78,11 +78,11 @@ type HoldApplied struct {
 // force once recorded and the batches of deletions that read the holds
 // before it have ended (fence.go), which CreateHold waits for; it is then
 // applied to the objects the covered calls reference, so the store itself
-// refuses to delete them. Calls that arrive
-// later are covered too (their objects are held at the next sync, and the
-// checks of deletion and expiry see them at once). If applying fails, the
-// hold is returned with the error; the next run of a deletion job, an expiry
-// or the background runner completes it.
+// refuses to delete them. Calls that arrive later are covered too (their
+// objects are held at the next sync, and the checks of deletion and expiry
+// see them at once). If applying fails, the hold is returned with the
+// error; the next run of a deletion job, an expiry or the background
+// runner completes it.
 func (m *Manager) CreateHold(ctx context.Context, p access.Principal, req HoldRequest) (Hold, HoldApplied, error) {
 	scope, bad := req.Scope.normalize()
 	if bad == nil {

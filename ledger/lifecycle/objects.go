@@ -179,8 +179,8 @@ func (m *Manager) dispose(ctx context.Context, tenant string, cutoff time.Time, 
 	}
 	var f fence
 	if !dryRun {
-		// Begun before the holds are read: a hold recorded after this
-		// read waits for the batch (fence.go).
+		// Recorded before the holds are read, so that a hold recorded
+		// after that read waits for this batch (fence.go).
 		var err error
 		if f, err = m.beginDisposal(ctx, tenant); err != nil {
 			return d, err
