@@ -57,11 +57,11 @@ func expand(name, text string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("queries: %q includes %w", name, err)
 		}
-		text := strings.TrimSpace(string(f))
-		if hasArg != strings.Contains(text, rowTime) {
+		body := strings.TrimSpace(string(f))
+		if hasArg != strings.Contains(body, rowTime) {
 			return "", fmt.Errorf("queries: %q: fragment %s takes a column if and only if it says %s", name, frag, rowTime)
 		}
-		lines[i] = strings.ReplaceAll(text, rowTime, arg)
+		lines[i] = strings.ReplaceAll(body, rowTime, arg)
 	}
 	return strings.Join(lines, "\n"), nil
 }

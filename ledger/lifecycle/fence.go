@@ -27,10 +27,10 @@ const disposalBound = 2 * time.Minute
 // process deleting and the process waiting over one bound.
 const disposalMargin = disposalBound / 10
 
-// Disposal states.
+// States of a batch's rows in the ledger table disposals.
 const (
-	disposalBegun = "begun"
-	disposalEnded = "ended"
+	DisposalBegun = "begun"
+	DisposalEnded = "ended"
 )
 
 // errDisposalOverran: a batch reached disposalBound; a waiting hold no
@@ -47,8 +47,12 @@ type fence struct {
 // batch may delete until the returned fence's deadline.
 func (m *Manager) beginDisposal(ctx context.Context, tenant string) (fence, error) {
 	f := fence{id: newID("disp_"), tenant: tenant, deadline: time.Now().Add(disposalBound - disposalMargin)}
-	err := m.exec(ctx, "lifecycle_insert_disposal", map[string]any{"tenant": tenant, "disposal_id": f.id, "state": disposalBegun})
-	return f, err
+	return f, m.recordDisposal(ctx, f, DisposalBegun)
+}
+
+// recordDisposal records a state of the batch.
+func (m *Manager) recordDisposal(ctx context.Context, f fence, state string) error {
+	return m.exec(ctx, "lifecycle_insert_disposal", map[string]any{"tenant": f.tenant, "disposal_id": f.id, "state": state})
 }
 
 // mayDelete reports whether the batch may still delete.
@@ -62,8 +66,7 @@ func (f fence) mayDelete() error {
 // endDisposal records that the batch deletes no more, even when its run was
 // cancelled. Should it fail, a waiting hold waits until the bound.
 func (m *Manager) endDisposal(ctx context.Context, f fence) {
-	err := m.exec(context.WithoutCancel(ctx), "lifecycle_insert_disposal", map[string]any{"tenant": f.tenant, "disposal_id": f.id, "state": disposalEnded})
-	if err != nil {
+	if err := m.recordDisposal(context.WithoutCancel(ctx), f, DisposalEnded); err != nil {
 		m.logger.Warn("could not record the end of a batch of deletions; new holds of its tenant wait for its bound", "disposal_id", f.id, "err", err)
 	}
 }
@@ -113,7 +116,7 @@ func (m *Manager) waitForDisposals(ctx context.Context, tenant string, waiting m
 func (m *Manager) openDisposals(ctx context.Context, tenant string) (map[string]bool, error) {
 	rows, err := query[struct {
 		ID string `json:"disposal_id"`
-	}](ctx, m, "lifecycle_open_disposals", map[string]any{"tenant": tenant, "ended": disposalEnded,
+	}](ctx, m, "lifecycle_open_disposals", map[string]any{"tenant": tenant, "ended": DisposalEnded,
 		"within_ms": uint64((disposalBound + disposalMargin) / time.Millisecond)})
 	out := make(map[string]bool, len(rows))
 	for _, r := range rows {

@@ -221,11 +221,11 @@ func TestHoldOutlastsWriteTimeout(t *testing.T) {
 		}
 		return store.Engine().Exec(context.Background(), q)
 	}
-	if err := mark("begun"); err != nil {
+	if err := mark(lifecycle.DisposalBegun); err != nil {
 		t.Fatal(err)
 	}
 	ended := make(chan error, 1)
-	time.AfterFunc(2*time.Second, func() { ended <- mark("ended") })
+	time.AfterFunc(2*time.Second, func() { ended <- mark(lifecycle.DisposalEnded) })
 	admin := f.client(t)
 	admin.signIn("admin")
 	began := time.Now()
